@@ -1,0 +1,30 @@
+// Package scheme holds the Scheme of every built-in type capstan serves and
+// the codecs made from it. It is the one process-wide registry of Go types;
+// everything else receives it as a value.
+package scheme
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+var (
+	// Scheme knows every built-in group version of k8s.io/api.
+	Scheme = runtime.NewScheme()
+	// Codecs serves JSON, YAML and protobuf for Scheme's types.
+	Codecs = serializer.NewCodecFactory(Scheme)
+	// ParameterCodec decodes query parameters into option structs.
+	ParameterCodec = runtime.NewParameterCodec(Scheme)
+)
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
+	// Options types (ListOptions, GetOptions, DeleteOptions...) are decoded
+	// from query parameters and bodies in every group version.
+	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
+	utilruntime.Must(metav1.AddMetaToScheme(Scheme))
+}

@@ -1,0 +1,63 @@
+// Package registry holds the generic Store: the REST storage of one resource
+// over a storage.Interface, shaped by a per-resource Strategy.
+package registry
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Strategy is what makes one resource different from another in the Store.
+// The Store does everything common to all resources (names, uid,
+// timestamps, resourceVersion, finalizers, preconditions, metadata
+// validation); a Strategy does the rest.
+type Strategy interface {
+	// NamespaceScoped reports whether objects live in a namespace.
+	NamespaceScoped() bool
+	// PrepareForCreate resets what a client may not set on create (status
+	// for most resources) and sets what the server owns (generation).
+	PrepareForCreate(ctx context.Context, obj runtime.Object)
+	// Validate returns the errors of a new object, metadata excluded.
+	Validate(ctx context.Context, obj runtime.Object) field.ErrorList
+	// PrepareForUpdate carries over from old what an update may not change
+	// (status on the main resource, spec on the status subresource) and
+	// bumps generation when the spec changed.
+	PrepareForUpdate(ctx context.Context, obj, old runtime.Object)
+	// ValidateUpdate returns the errors of an update, metadata excluded:
+	// immutable fields and the rules of Validate.
+	ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
+}
+
+// Defaulter is implemented by strategies of resources with defaulted fields.
+// Default runs on every decoded request body, before admission, and on
+// objects read from storage, as kube's scheme defaulting does.
+type Defaulter interface {
+	Default(obj runtime.Object)
+}
+
+// CreateOnUpdater is implemented by strategies whose resources may be created
+// by an update (PUT) of a missing object, such as leases and events.
+type CreateOnUpdater interface {
+	AllowCreateOnUpdate() bool
+}
+
+// FieldSelectable is implemented by strategies of resources that support field
+// selectors beyond metadata.name and metadata.namespace. Fields returns the
+// extra fields of obj; the keys it returns for an empty object are the
+// supported field selector keys.
+type FieldSelectable interface {
+	Fields(obj runtime.Object) fields.Set
+}
+
+// WarningsOnCreate and WarningsOnUpdate let a strategy add Warning headers.
+type WarningsOnCreate interface {
+	WarningsOnCreate(ctx context.Context, obj runtime.Object) []string
+}
+
+// WarningsOnUpdate is the update counterpart of WarningsOnCreate.
+type WarningsOnUpdate interface {
+	WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string
+}

@@ -1,0 +1,118 @@
+// Package storage defines the storage.Interface that the registry writes
+// through, the typed errors it returns, and the options of its reads. The
+// etcd3 package implements it; a watch cache will wrap it. Nothing above this
+// package knows which engine sits behind the interface.
+package storage
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Interface is the storage of one resource's objects, keyed by strings such
+// as "/registry/configmaps/default/a". resourceVersion is the revision of the
+// backend and is set on every object that leaves the interface.
+type Interface interface {
+	// Create stores obj at key if nothing is there and decodes the stored
+	// object into out. ErrKeyExists if key is taken.
+	Create(ctx context.Context, key string, obj, out runtime.Object, ttl uint64) error
+
+	// Get reads key into out. ErrNotFound unless opts.IgnoreNotFound, in which
+	// case out is left as the zero object.
+	Get(ctx context.Context, key string, opts GetOptions, out runtime.Object) error
+
+	// GetList lists the objects under key (a prefix ending in "/", or a single
+	// object's key when opts.Recursive is false) that match opts.Predicate into
+	// listObj, honouring limit, continue and the resourceVersion rules.
+	GetList(ctx context.Context, key string, opts ListOptions, listObj runtime.Object) error
+
+	// GuaranteedUpdate reads key, calls tryUpdate with the current object and
+	// writes its result if the object has not changed since the read,
+	// retrying tryUpdate on a conflicting write. Preconditions are checked
+	// against every object read. If cachedExisting is not nil it is tried as
+	// the current state first. The stored result is decoded into dest.
+	GuaranteedUpdate(ctx context.Context, key string, dest runtime.Object, ignoreNotFound bool,
+		preconditions *Preconditions, tryUpdate UpdateFunc, cachedExisting runtime.Object) error
+
+	// Delete removes key if the preconditions hold and validateDeletion
+	// accepts the current object, retrying on conflict. The deleted object
+	// (with the resourceVersion of the deletion) is decoded into out.
+	Delete(ctx context.Context, key string, out runtime.Object, preconditions *Preconditions,
+		validateDeletion ValidateObjectFunc, cachedExisting runtime.Object) error
+
+	// Watch streams the changes under key from opts.ResourceVersion, filtered
+	// by opts.Predicate. See ListOptions for the meaning of its fields.
+	Watch(ctx context.Context, key string, opts ListOptions) (watch.Interface, error)
+
+	// Count returns how many objects are stored under key.
+	Count(ctx context.Context, key string) (int64, error)
+
+	// CurrentResourceVersion returns the current revision of the backend.
+	CurrentResourceVersion(ctx context.Context) (uint64, error)
+}
+
+// UpdateFunc computes the new object from the current one. res carries the
+// current object's metadata from the backend. Returning a nil object with a
+// nil error is not allowed; return an error to abort the update.
+// A non-nil ttl sets the object's time to live.
+type UpdateFunc func(input runtime.Object, res ResponseMeta) (output runtime.Object, ttl *uint64, err error)
+
+// ResponseMeta is what the backend knows about an object beside its bytes.
+type ResponseMeta struct {
+	TTL             int64
+	ResourceVersion uint64
+}
+
+// ValidateObjectFunc may refuse an operation on the current object.
+type ValidateObjectFunc func(ctx context.Context, obj runtime.Object) error
+
+// Preconditions must hold for an update or delete to take place.
+type Preconditions struct {
+	UID             *types.UID
+	ResourceVersion *string
+}
+
+// ResourceVersionMatch mirrors metav1.ResourceVersionMatch for the storage layer.
+type ResourceVersionMatch string
+
+const (
+	// MatchDefault: with resourceVersion "" a consistent read of the latest
+	// state; with "0" any state; with N a state not older than N.
+	MatchDefault ResourceVersionMatch = ""
+	// MatchNotOlderThan: a state not older than ResourceVersion.
+	MatchNotOlderThan ResourceVersionMatch = "NotOlderThan"
+	// MatchExact: exactly the state at ResourceVersion (410 if compacted).
+	MatchExact ResourceVersionMatch = "Exact"
+)
+
+// GetOptions are the options of a Get.
+type GetOptions struct {
+	IgnoreNotFound bool
+	// ResourceVersion "" reads the latest state; "0" any state; N a state
+	// not older than N (ErrTooLargeResourceVersion if N is in the future).
+	ResourceVersion string
+}
+
+// ListOptions are the options of GetList and Watch.
+type ListOptions struct {
+	// ResourceVersion and ResourceVersionMatch follow the rules of the
+	// Kubernetes API concepts page. For Watch, "" and "0" start from the
+	// current state and first send an ADDED event for every matching object;
+	// N sends the changes after revision N (ErrExpired if compacted).
+	ResourceVersion      string
+	ResourceVersionMatch ResourceVersionMatch
+	Predicate            SelectionPredicate
+	// Recursive is true when key is a prefix (a collection) rather than
+	// the key of one object.
+	Recursive bool
+	// ProgressNotify asks Watch for BOOKMARK events carrying the current
+	// revision when nothing else happens (allowWatchBookmarks).
+	ProgressNotify bool
+	// SendInitialEvents asks Watch for an ADDED event per existing object
+	// followed by a BOOKMARK annotated k8s.io/initial-events-end (WatchList).
+	// nil means the default of the resourceVersion rules above.
+	SendInitialEvents *bool
+}
