@@ -61,3 +61,10 @@ type WarningsOnCreate interface {
 type WarningsOnUpdate interface {
 	WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string
 }
+
+// NameValidator is implemented by strategies whose names follow another rule
+// than a DNS subdomain (namespaces are DNS labels). prefix is true when name
+// is a generateName prefix. It returns the messages of a field.Invalid.
+type NameValidator interface {
+	ValidateName(name string, prefix bool) []string
+}
