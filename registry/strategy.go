@@ -68,3 +68,9 @@ type WarningsOnUpdate interface {
 type NameValidator interface {
 	ValidateName(name string, prefix bool) []string
 }
+
+// Canonicalizer is implemented by strategies that normalise an object after
+// it is validated, once its name is final (a namespace's name label).
+type Canonicalizer interface {
+	Canonicalize(obj runtime.Object)
+}

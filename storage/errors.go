@@ -24,6 +24,12 @@ var (
 	ErrPrecondition = errors.New("precondition failed")
 	// ErrInvalidObject: the stored bytes could not be decoded.
 	ErrInvalidObject = errors.New("invalid object")
+	// ErrInvalidKey: a key that is malformed or outside the resource's
+	// prefix. A bug above storage, never a user error.
+	ErrInvalidKey = errors.New("invalid key")
+	// ErrInvalidResourceVersion: a resourceVersion (or
+	// resourceVersionMatch) that cannot be parsed; a 400 for the user.
+	ErrInvalidResourceVersion = errors.New("invalid resource version")
 )
 
 // Error is a storage error about one key, matched with errors.Is against the
@@ -33,6 +39,10 @@ type Error struct {
 	Key             string // the storage key
 	ResourceVersion int64  // the revision involved, where one is
 	Detail          string // human readable detail
+	// Continue is set on an ErrExpired for a compacted continue token: a
+	// token that resumes the list at the latest revision, which kube puts
+	// in the 410 Status's metadata.continue.
+	Continue string
 }
 
 func (e *Error) Error() string {

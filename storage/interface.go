@@ -13,8 +13,11 @@ import (
 )
 
 // Interface is the storage of one resource's objects, keyed by strings such
-// as "/registry/configmaps/default/a". resourceVersion is the revision of the
-// backend and is set on every object that leaves the interface.
+// as "/configmaps/default/a": as in kube, keys start with the resource's
+// prefix and the backend adds its own prefix in front (etcd3 stores that
+// object at "/registry/configmaps/default/a"). A key outside the resource's
+// prefix is refused with ErrInvalidKey. resourceVersion is the revision of
+// the backend and is set on every object that leaves the interface.
 type Interface interface {
 	// Create stores obj at key if nothing is there and decodes the stored
 	// object into out. ErrKeyExists if key is taken.

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/capstan-io/capstan/apis/events"
 )
 
 var (
@@ -27,4 +29,6 @@ func init() {
 	// from query parameters and bodies in every group version.
 	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
 	utilruntime.Must(metav1.AddMetaToScheme(Scheme))
+	// events.k8s.io/v1 Events are stored as core/v1 Events.
+	utilruntime.Must(events.AddConversionFuncs(Scheme))
 }

@@ -1,0 +1,86 @@
+// Package admission is the chain of plugins that may change (mutate) or
+// refuse (validate) a write after it is decoded and before it is stored.
+package admission
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Operation is the kind of write being admitted.
+type Operation string
+
+// The operations of admission, as kube names them.
+const (
+	Create  Operation = "CREATE"
+	Update  Operation = "UPDATE"
+	Delete  Operation = "DELETE"
+	Connect Operation = "CONNECT"
+)
+
+// Attributes describe one write.
+type Attributes struct {
+	Operation   Operation
+	Kind        schema.GroupVersionKind
+	Resource    schema.GroupVersionResource
+	Subresource string
+	Namespace   string
+	Name        string
+	Object      runtime.Object // nil for delete
+	OldObject   runtime.Object // nil for create
+	DryRun      bool
+}
+
+// Mutator may change a write's object.
+type Mutator interface {
+	Admit(ctx context.Context, a *Attributes) error
+}
+
+// Validator may refuse a write.
+type Validator interface {
+	Validate(ctx context.Context, a *Attributes) error
+}
+
+// Handles is implemented by plugins that take part only in some operations.
+type Handles interface {
+	Handles(op Operation) bool
+}
+
+// Chain runs plugins in order: every Mutator first, then every Validator.
+// A plugin may be both. The zero Chain admits everything.
+type Chain []any
+
+// Admit runs the mutating plugins.
+func (c Chain) Admit(ctx context.Context, a *Attributes) error {
+	for _, p := range c {
+		m, ok := p.(Mutator)
+		if !ok || !handles(p, a.Operation) {
+			continue
+		}
+		if err := m.Admit(ctx, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate runs the validating plugins.
+func (c Chain) Validate(ctx context.Context, a *Attributes) error {
+	for _, p := range c {
+		v, ok := p.(Validator)
+		if !ok || !handles(p, a.Operation) {
+			continue
+		}
+		if err := v.Validate(ctx, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func handles(p any, op Operation) bool {
+	h, ok := p.(Handles)
+	return !ok || h.Handles(op)
+}

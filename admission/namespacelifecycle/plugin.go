@@ -1,0 +1,60 @@
+// Package namespacelifecycle is the admission plugin that keeps objects
+// out of namespaces that do not exist or are being deleted, and keeps the
+// system namespaces from being deleted.
+package namespacelifecycle
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/capstan-io/capstan/admission"
+)
+
+// immortal namespaces cannot be deleted.
+var immortal = sets.New(metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic)
+
+// NamespaceGetter reads a namespace.
+type NamespaceGetter func(ctx context.Context, name string) (*corev1.Namespace, error)
+
+// Plugin is the NamespaceLifecycle admission plugin.
+type Plugin struct {
+	get NamespaceGetter
+}
+
+// New returns the plugin reading namespaces with get.
+func New(get NamespaceGetter) *Plugin { return &Plugin{get: get} }
+
+var _ admission.Validator = (*Plugin)(nil)
+
+// Validate refuses creates in missing or terminating namespaces and the
+// deletion of immortal namespaces.
+func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
+	isNamespace := a.Resource.Group == "" && a.Resource.Resource == "namespaces"
+	if a.Operation == admission.Delete && isNamespace && a.Subresource == "" && immortal.Has(a.Name) {
+		return apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, fmt.Errorf("this namespace may not be deleted"))
+	}
+	if a.Operation != admission.Create || a.Namespace == "" || isNamespace {
+		return nil
+	}
+	ns, err := p.get(ctx, a.Namespace)
+	if apierrors.IsNotFound(err) {
+		return apierrors.NewNotFound(corev1.Resource("namespaces"), a.Namespace)
+	}
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	if ns.Status.Phase != corev1.NamespaceTerminating {
+		return nil
+	}
+	msg := fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", a.Namespace)
+	err2 := apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, fmt.Errorf("%s", msg))
+	err2.ErrStatus.Details.Causes = append(err2.ErrStatus.Details.Causes, metav1.StatusCause{
+		Type: corev1.NamespaceTerminatingCause, Message: msg, Field: "metadata.namespace",
+	})
+	return err2
+}

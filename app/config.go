@@ -1,0 +1,182 @@
+package app
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/capstan-io/capstan/apis/scheme"
+	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/controlplane"
+	"github.com/capstan-io/capstan/endpoints/discovery"
+	"github.com/capstan-io/capstan/pki"
+	"github.com/capstan-io/capstan/server"
+	"github.com/capstan-io/capstan/storage/embedded"
+)
+
+// Config is what Options resolve to: storage, certificates, a listener and
+// the generic server config every server of the chain is built from.
+type Config struct {
+	Generic  server.CompletedConfig
+	Storage  *controlplane.StorageFactory
+	EventTTL time.Duration
+	Logger   *slog.Logger
+
+	// URL is where clients reach the server; Kubeconfig the admin
+	// kubeconfig written for it ("" when capstan did not generate certs).
+	URL        string
+	Kubeconfig string
+
+	etcdClient *clientv3.Client
+	closers    []func() error
+}
+
+// NewConfig resolves completed, validated options into a Config: it starts
+// or connects to etcd, ensures certificates and binds the listener.
+func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config, err error) {
+	c := &Config{EventTTL: o.EventTTL, Logger: logger}
+	defer func() {
+		if err != nil {
+			c.Close()
+		}
+	}()
+	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	if c.etcdClient, err = c.connectEtcd(ctx, o); err != nil {
+		return nil, err
+	}
+	certs, err := pki.EnsureServing(pki.ServingOptions{
+		TLSCertFile: o.TLSCertFile, TLSPrivateKeyFile: o.TLSKeyFile, CertDir: o.CertDir, DataDir: o.DataDir,
+		AdvertiseAddress: o.AdvertiseAddress, Log: logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("serving certificates: %w", err)
+	}
+	clientCAs, err := clientCAPool(o, certs)
+	if err != nil {
+		return nil, err
+	}
+	listener, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress.String(), strconv.Itoa(o.SecurePort)))
+	if err != nil {
+		return nil, fmt.Errorf("listening on --secure-port: %w", err)
+	}
+	c.closers = append(c.closers, func() error { return ignoreClosed(listener.Close()) })
+	port := listener.Addr().(*net.TCPAddr).Port
+	c.URL = "https://" + net.JoinHostPort(clientHost(o), strconv.Itoa(port))
+	if certs.Generated {
+		c.Kubeconfig = filepath.Join(o.DataDir, "admin.kubeconfig")
+		if err := certs.WriteAdminKubeconfig(c.Kubeconfig, c.URL); err != nil {
+			return nil, fmt.Errorf("admin kubeconfig: %w", err)
+		}
+	}
+	c.Storage = &controlplane.StorageFactory{Client: c.etcdClient, Prefix: o.EtcdPrefix, Scheme: scheme.Scheme, Codecs: scheme.Codecs, Logger: logger}
+	c.Generic, err = c.genericConfig(o, certs, clientCAs, listener)
+	return c, err
+}
+
+func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x509.CertPool, l net.Listener) (server.CompletedConfig, error) {
+	x509Auth := authn.NewX509(func() x509.VerifyOptions {
+		return x509.VerifyOptions{Roots: clientCAs, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	})
+	var auth authn.Authenticator = authn.Union(x509Auth)
+	if o.AnonymousAuth {
+		auth = authn.UnionFailOnError(auth, publicPathsOnly(authn.NewAnonymous()))
+	}
+	cfg := server.Config{
+		Serving: server.ServingConfig{
+			Listener: l, Certificate: certs.Certificate, ClientCAs: clientCAs,
+			ExternalAddress: l.Addr().String(),
+		},
+		Codecs: server.CodecConfig{
+			Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme,
+		},
+		Authentication: auth,
+		Loopback:       server.NewLoopback(),
+		Discovery:      discovery.NewRegistry(),
+		HealthChecks:   []server.HealthCheck{etcdCheck(c.etcdClient)},
+		Limits: server.LimitsConfig{
+			RequestTimeout: o.RequestTimeout, MinRequestTimeout: time.Duration(o.MinRequestTimeout) * time.Second,
+			MaxRequestBodyBytes: o.MaxRequestBodyBytes,
+		},
+		ShutdownDelayDuration: o.ShutdownDelayDuration,
+		DebugSocketPath:       o.DebugSocketPath,
+		Version:               versionInfo(),
+		Logger:                c.Logger,
+	}
+	return cfg.Complete()
+}
+
+func clientCAPool(o *Options, certs pki.ServingCerts) (*x509.CertPool, error) {
+	pool := x509.NewCertPool()
+	if o.ClientCAFile != "" {
+		p, err := pki.LoadClientCAFile(o.ClientCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("--client-ca-file: %w", err)
+		}
+		pool = p
+	}
+	if len(certs.CAPEM) > 0 {
+		pool.AppendCertsFromPEM(certs.CAPEM)
+	}
+	return pool, nil
+}
+
+// clientHost is the host clients use: the advertise address, or loopback
+// when the server listens everywhere.
+func clientHost(o *Options) string {
+	switch {
+	case o.AdvertiseAddress != nil && !o.AdvertiseAddress.IsUnspecified():
+		return o.AdvertiseAddress.String()
+	case o.BindAddress != nil && !o.BindAddress.IsUnspecified():
+		return o.BindAddress.String()
+	}
+	return "127.0.0.1"
+}
+
+// Close releases etcd and the listener.
+func (c *Config) Close() {
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		if err := c.closers[i](); err != nil {
+			c.Logger.Warn("closing", "err", err)
+		}
+	}
+	c.closers = nil
+}
+
+func ignoreClosed(err error) error {
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// connectEtcd starts the embedded etcd, or connects to --etcd-servers.
+func (c *Config) connectEtcd(ctx context.Context, o *Options) (*clientv3.Client, error) {
+	if len(o.EtcdServers) == 0 {
+		srv, err := embedded.Start(ctx, embedded.Config{
+			Dir: filepath.Join(o.DataDir, "etcd"), Logger: c.Logger, UnsafeNoFsync: o.UnsafeNoFsync,
+			WatchProgressNotifyInterval: 5 * time.Second,
+		})
+		if err != nil {
+			return nil, err
+		}
+		c.closers = append(c.closers, srv.Close)
+		return srv.Client(), nil
+	}
+	client, err := clientv3.New(clientv3.Config{Endpoints: o.EtcdServers, DialTimeout: 20 * time.Second, Context: context.WithoutCancel(ctx)})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to --etcd-servers: %w", err)
+	}
+	c.closers = append(c.closers, client.Close)
+	return client, nil
+}

@@ -1,0 +1,102 @@
+// Package app is capstan's command: flags become Options, Options become a
+// Config, the Config builds the server chain, and the chain runs.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Options are the command-line flags, with kube-apiserver's names where the
+// meaning is the same.
+type Options struct {
+	SecurePort       int
+	BindAddress      net.IP
+	AdvertiseAddress net.IP
+	CertDir          string
+	TLSCertFile      string
+	TLSKeyFile       string
+	ClientCAFile     string
+	AnonymousAuth    bool
+
+	EtcdServers []string
+	EtcdPrefix  string
+	DataDir     string
+
+	RequestTimeout        time.Duration
+	MinRequestTimeout     int
+	MaxRequestBodyBytes   int64
+	ShutdownDelayDuration time.Duration
+	EventTTL              time.Duration
+	DebugSocketPath       string
+	Verbosity             int
+
+	// UnsafeNoFsync makes the embedded etcd skip fsync: for tests only.
+	UnsafeNoFsync bool
+}
+
+// NewOptions returns the defaults.
+func NewOptions() *Options {
+	return &Options{
+		SecurePort: 6443, BindAddress: net.IPv4zero, AnonymousAuth: true,
+		EtcdPrefix: "/registry", DataDir: "capstan-data",
+		RequestTimeout: time.Minute, MinRequestTimeout: 1800, MaxRequestBodyBytes: 3 * 1024 * 1024,
+		EventTTL: time.Hour,
+	}
+}
+
+// AddFlags registers the options' flags.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.")
+	fs.IPVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to listen for the --secure-port port.")
+	fs.IPVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "The IP address on which to advertise the apiserver to clients; added to the generated serving certificate.")
+	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "The directory where the TLS certs are located (apiserver.crt, apiserver.key). Defaults to <data-dir>/pki. Ignored if --tls-cert-file and --tls-private-key-file are given.")
+	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the default x509 serving certificate for HTTPS.")
+	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File containing the default x509 private key matching --tls-cert-file.")
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.")
+	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to /healthz, /livez, /readyz and /version. Other requests without credentials are rejected with 401.")
+	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Without it capstan runs an embedded etcd in --data-dir.")
+	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory for the embedded etcd data, the generated PKI and admin.kubeconfig.")
+	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "The duration a handler must keep a request open before timing it out.")
+	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", o.MinRequestTimeout, "The minimum number of seconds a handler must keep a watch open; each watch lasts a random time between this and twice this.")
+	fs.Int64Var(&o.MaxRequestBodyBytes, "max-resource-write-bytes", o.MaxRequestBodyBytes, "The largest request body accepted on writes.")
+	fs.DurationVar(&o.ShutdownDelayDuration, "shutdown-delay-duration", o.ShutdownDelayDuration, "Time to delay the termination: /readyz fails while requests are still served.")
+	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "Amount of time to retain events.")
+	fs.StringVar(&o.DebugSocketPath, "debug-socket-path", o.DebugSocketPath, "Serve profiling (pprof) on this unix socket.")
+	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Log level: 0 info, 1+ debug.")
+	fs.BoolVar(&o.UnsafeNoFsync, "unsafe-no-fsync", o.UnsafeNoFsync, "Do not fsync the embedded etcd's writes (tests only: data may be lost on a crash).")
+}
+
+// Complete fills options derived from others.
+func (o *Options) Complete() {
+	if o.CertDir == "" {
+		o.CertDir = filepath.Join(o.DataDir, "pki")
+	}
+}
+
+// Validate reports every invalid option.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.SecurePort < 0 || o.SecurePort > 65535 {
+		errs = append(errs, fmt.Errorf("--secure-port %d must be between 0 and 65535", o.SecurePort))
+	}
+	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
+		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key-file must be given together"))
+	}
+	if o.RequestTimeout < 0 || o.MinRequestTimeout < 0 {
+		errs = append(errs, errors.New("--request-timeout and --min-request-timeout must not be negative"))
+	}
+	if o.EtcdPrefix == "" || o.EtcdPrefix[0] != '/' {
+		errs = append(errs, fmt.Errorf("--etcd-prefix %q must start with /", o.EtcdPrefix))
+	}
+	if o.DataDir == "" {
+		errs = append(errs, errors.New("--data-dir must not be empty"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,35 @@
+package app
+
+import (
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/version"
+)
+
+// versionInfo is what /version reports. capstan speaks the API of the
+// Kubernetes release its k8s.io modules come from, so it reports that
+// release: clients pick API features by the server's minor version.
+func versionInfo() version.Info {
+	v := version.Info{
+		Major: "1", Minor: "37", GitVersion: "v1.37.2", GitTreeState: "clean",
+		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range bi.Deps {
+			if dep.Path == "k8s.io/api" && strings.HasPrefix(dep.Version, "v0.") {
+				parts := strings.SplitN(strings.TrimPrefix(dep.Version, "v0."), ".", 2)
+				if len(parts) == 2 {
+					v.Minor, v.GitVersion = parts[0], "v1."+parts[0]+"."+parts[1]
+				}
+			}
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				v.GitCommit = s.Value
+			}
+		}
+	}
+	return v
+}

@@ -1,0 +1,101 @@
+package controlplane
+
+import (
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/capstan-io/capstan/apis/coordination"
+	"github.com/capstan-io/capstan/apis/core"
+	"github.com/capstan-io/capstan/apis/events"
+	"github.com/capstan-io/capstan/endpoints"
+	"github.com/capstan-io/capstan/registry"
+)
+
+// Group priorities, as kube's APIService priorities order /apis.
+const (
+	priorityEvents       = 17750
+	priorityCoordination = 16500
+)
+
+// builtGroup is an installed group and the stores other parts of the
+// control plane need (admission reads namespaces).
+type builtGroup struct {
+	group  endpoints.APIGroup
+	stores map[string]*registry.Store
+}
+
+// coreGroup is core/v1.
+func (f *StorageFactory) coreGroup(eventTTL time.Duration) (builtGroup, error) {
+	gv := corev1.SchemeGroupVersion
+	specs := []resourceSpec{
+		{name: "namespaces", kind: "Namespace", strategy: core.NamespaceStrategy{}, shortNames: []string{"ns"},
+			new: func() runtime.Object { return &corev1.Namespace{} }, newList: func() runtime.Object { return &corev1.NamespaceList{} },
+			status: core.NamespaceStatusStrategy{}, returnDeleted: true},
+		{name: "configmaps", kind: "ConfigMap", strategy: core.ConfigMapStrategy{}, shortNames: []string{"cm"},
+			new: func() runtime.Object { return &corev1.ConfigMap{} }, newList: func() runtime.Object { return &corev1.ConfigMapList{} }},
+		{name: "secrets", kind: "Secret", strategy: core.SecretStrategy{},
+			new: func() runtime.Object { return &corev1.Secret{} }, newList: func() runtime.Object { return &corev1.SecretList{} }},
+		{name: "serviceaccounts", kind: "ServiceAccount", strategy: core.ServiceAccountStrategy{}, shortNames: []string{"sa"},
+			new: func() runtime.Object { return &corev1.ServiceAccount{} }, newList: func() runtime.Object { return &corev1.ServiceAccountList{} }},
+		{name: "events", kind: "Event", strategy: core.EventStrategy{}, shortNames: []string{"ev"}, ttl: fixedTTL(eventTTL),
+			new: func() runtime.Object { return &corev1.Event{} }, newList: func() runtime.Object { return &corev1.EventList{} }},
+	}
+	bg, err := f.buildGroup("", 0, gv, specs)
+	if err != nil {
+		return bg, err
+	}
+	// namespaces/finalize takes only updates, of spec.finalizers.
+	finalize := endpoints.Resource{Name: "namespaces/finalize", Kind: "Namespace",
+		Storage: bg.stores["namespaces"].UpdateOnly(core.NamespaceFinalizeStrategy{})}
+	v := &bg.group.Versions[0]
+	v.Resources = append(v.Resources, finalize)
+	return bg, nil
+}
+
+// eventsGroup is events.k8s.io/v1, stored as core/v1 Events.
+func (f *StorageFactory) eventsGroup(eventTTL time.Duration) (builtGroup, error) {
+	coreGV := corev1.SchemeGroupVersion
+	specs := []resourceSpec{
+		{name: "events", kind: "Event", strategy: events.EventStrategy{}, shortNames: []string{"ev"},
+			storageVersion: &coreGV, ttl: fixedTTL(eventTTL),
+			new: func() runtime.Object { return &eventsv1.Event{} }, newList: func() runtime.Object { return &eventsv1.EventList{} }},
+	}
+	return f.buildGroup(eventsv1.GroupName, priorityEvents, eventsv1.SchemeGroupVersion, specs)
+}
+
+// coordinationGroup is coordination.k8s.io/v1.
+func (f *StorageFactory) coordinationGroup() (builtGroup, error) {
+	specs := []resourceSpec{
+		{name: "leases", kind: "Lease", strategy: coordination.LeaseStrategy{},
+			new: func() runtime.Object { return &coordinationv1.Lease{} }, newList: func() runtime.Object { return &coordinationv1.LeaseList{} }},
+	}
+	return f.buildGroup(coordinationv1.GroupName, priorityCoordination, coordinationv1.SchemeGroupVersion, specs)
+}
+
+// buildGroup builds the stores and endpoint resources of one group version.
+func (f *StorageFactory) buildGroup(group string, priority int, gv schema.GroupVersion, specs []resourceSpec) (builtGroup, error) {
+	bg := builtGroup{stores: map[string]*registry.Store{}}
+	version := endpoints.GroupVersion{Version: gv.Version}
+	for _, spec := range specs {
+		store, resources, err := f.build(gv, spec)
+		if err != nil {
+			return bg, err
+		}
+		bg.stores[spec.name] = store
+		version.Resources = append(version.Resources, resources...)
+	}
+	bg.group = endpoints.APIGroup{Name: group, Priority: priority, Versions: []endpoints.GroupVersion{version}}
+	return bg, nil
+}
+
+func fixedTTL(d time.Duration) func(runtime.Object) uint64 {
+	if d <= 0 {
+		return nil
+	}
+	return func(runtime.Object) uint64 { return uint64(d.Seconds()) }
+}

@@ -1,0 +1,131 @@
+// Package controlplane is the kube server of the chain: it installs the
+// built-in API groups, the admission plugins that need them and the
+// controllers a standalone API server must run itself.
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+
+	"github.com/capstan-io/capstan/admission/namespacelifecycle"
+	"github.com/capstan-io/capstan/controlplane/controllers/namespace"
+	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/server"
+)
+
+// Config is the kube server's configuration.
+type Config struct {
+	Generic  server.CompletedConfig
+	Storage  *StorageFactory
+	EventTTL time.Duration // --event-ttl
+	Logger   *slog.Logger
+}
+
+// Instance is the kube server.
+type Instance struct {
+	Server *server.Server
+}
+
+// systemNamespaces are created at start, as kube's system namespaces
+// controller does.
+var systemNamespaces = []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic, corev1.NamespaceNodeLease}
+
+// New builds the kube server in front of delegate.
+func (c Config) New(delegate *server.Server) (*Instance, error) {
+	s, err := c.Generic.New("kube-apiserver", delegate)
+	if err != nil {
+		return nil, err
+	}
+	core, err := c.Storage.coreGroup(c.EventTTL)
+	if err != nil {
+		return nil, err
+	}
+	groups := []builtGroup{core}
+	for _, build := range []func() (builtGroup, error){
+		func() (builtGroup, error) { return c.Storage.eventsGroup(c.EventTTL) },
+		c.Storage.coordinationGroup,
+	} {
+		g, err := build()
+		if err != nil {
+			return nil, err
+		}
+		groups = append(groups, g)
+	}
+	for _, g := range groups {
+		if err := s.InstallAPIGroup(g.group); err != nil {
+			return nil, err
+		}
+	}
+	s.AddAdmissionPlugin(namespacelifecycle.New(namespaceGetter(core.stores["namespaces"])))
+	s.AddPostStartHook("start-system-namespaces-controller", c.ensureSystemNamespaces)
+	s.AddPostStartHook("start-namespace-controller", c.runNamespaceController)
+	return &Instance{Server: s}, nil
+}
+
+func namespaceGetter(store *registry.Store) namespacelifecycle.NamespaceGetter {
+	return func(ctx context.Context, name string) (*corev1.Namespace, error) {
+		obj, err := store.Get(ctx, name, &metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*corev1.Namespace), nil
+	}
+}
+
+// ensureSystemNamespaces creates the system namespaces through the API, as
+// any client would, retrying until they exist.
+func (c Config) ensureSystemNamespaces(hc server.HookContext) error {
+	client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
+	if err != nil {
+		return err
+	}
+	return wait.PollUntilContextTimeout(hc, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		for _, name := range systemNamespaces {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+			_, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+			if err != nil && !apierrors.IsAlreadyExists(err) {
+				c.Logger.Debug("creating system namespace", "namespace", name, "err", err)
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
+// runNamespaceController deletes the content of deleted namespaces, which
+// kube leaves to kube-controller-manager; capstan runs it itself so that a
+// namespace deletion completes with nothing else running.
+func (c Config) runNamespaceController(hc server.HookContext) error {
+	cfg := hc.LoopbackClientConfig
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	meta, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ctrl, err := namespace.New(namespace.Config{
+		Client: client, Metadata: meta, Discovery: disco, Logger: c.Logger.With("controller", "namespace"),
+		ResyncPeriod: namespace.DefaultResyncPeriod,
+	})
+	if err != nil {
+		return fmt.Errorf("namespace controller: %w", err)
+	}
+	go ctrl.Run(hc, 5)
+	return nil
+}

@@ -1,0 +1,74 @@
+package controlplane
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/capstan-io/capstan/endpoints"
+	"github.com/capstan-io/capstan/registry"
+)
+
+// resourceSpec describes one built-in resource: everything needed to store
+// it, serve it and show it in discovery.
+type resourceSpec struct {
+	name      string // plural, e.g. "configmaps"
+	kind      string
+	keyPrefix string // defaults to "/" + name
+	new       func() runtime.Object
+	newList   func() runtime.Object
+	strategy  registry.Strategy
+	// storageVersion defaults to the served version.
+	storageVersion *schema.GroupVersion
+	shortNames     []string
+	categories     []string
+	// status, when set, serves name/status with this strategy.
+	status registry.Strategy
+	// returnDeleted makes DELETE answer with the object.
+	returnDeleted bool
+	ttl           func(obj runtime.Object) uint64
+}
+
+// build makes the store of a resource and its endpoint resources.
+func (f *StorageFactory) build(gv schema.GroupVersion, spec resourceSpec) (*registry.Store, []endpoints.Resource, error) {
+	if spec.keyPrefix == "" {
+		spec.keyPrefix = "/" + spec.name
+	}
+	gr := schema.GroupResource{Group: gv.Group, Resource: spec.name}
+	storageGV := gv
+	if spec.storageVersion != nil {
+		storageGV = *spec.storageVersion
+	}
+	st, err := f.New(StorageSpec{
+		Resource: gr, KeyPrefix: spec.keyPrefix, StorageVersion: storageGV, MemoryVersion: gv,
+		New: spec.new, NewList: spec.newList,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("storage of %s: %w", gr, err)
+	}
+	store := registry.NewStore(registry.StoreConfig{
+		Resource: gr, Kind: spec.kind, New: spec.new, NewList: spec.newList, KeyPrefix: spec.keyPrefix,
+		Strategy: spec.strategy, Storage: st, TTL: spec.ttl, ReturnDeletedObject: spec.returnDeleted,
+	})
+	main := endpoints.Resource{
+		Name: spec.name, Kind: spec.kind, Storage: store, ShortNames: spec.shortNames,
+		Categories: spec.categories, StorageVersion: spec.storageVersion,
+		Defaulter: defaulter(spec.strategy), SupportedFields: store.SupportedFields(),
+	}
+	out := []endpoints.Resource{main}
+	if spec.status != nil {
+		out = append(out, endpoints.Resource{
+			Name: spec.name + "/status", Kind: spec.kind, Storage: store.Subresource(spec.status),
+			Defaulter: defaulter(spec.strategy),
+		})
+	}
+	return store, out, nil
+}
+
+func defaulter(s registry.Strategy) func(runtime.Object) {
+	if d, ok := s.(registry.Defaulter); ok {
+		return d.Default
+	}
+	return nil
+}

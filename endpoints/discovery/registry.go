@@ -1,0 +1,100 @@
+// Package discovery serves what clients learn before they make API calls:
+// the groups, versions and resources of the server chain, in the legacy
+// documents (/api, /apis, /apis/<group>[/<version>]) and the aggregated v2
+// documents that kubectl and client-go ask for first.
+package discovery
+
+import (
+	"sort"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Group is one API group as discovery shows it.
+type Group struct {
+	Name string // "" for the core group
+	// Priority orders /apis: higher first, as kube's APIService priorities.
+	Priority int
+	// Versions are the served versions, preferred first.
+	Versions []Version
+}
+
+// Version is one version of a group and its resources. Subresources are
+// listed as "resource/subresource", as in legacy discovery.
+type Version struct {
+	Version   string
+	Resources []metav1.APIResource
+}
+
+// Registry holds the groups of every server in the chain. Servers add their
+// groups when they are built and the CRD server adds and removes groups as
+// CRDs come and go; the documents are rebuilt lazily after a change.
+type Registry struct {
+	mu     sync.RWMutex      // guards the fields below
+	groups map[string]*Group // by name
+	docs   *documents        // nil after a change
+}
+
+// NewRegistry returns an empty Registry.
+func NewRegistry() *Registry {
+	return &Registry{groups: map[string]*Group{}}
+}
+
+// Set adds or replaces a group.
+func (r *Registry) Set(g Group) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.groups[g.Name] = &g
+	r.docs = nil
+}
+
+// Remove removes a group.
+func (r *Registry) Remove(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.groups, name)
+	r.docs = nil
+}
+
+// Group returns a group by name.
+func (r *Registry) Group(name string) (Group, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	g, ok := r.groups[name]
+	if !ok {
+		return Group{}, false
+	}
+	return *g, true
+}
+
+// sortedGroups returns the groups in discovery order: by priority, then name.
+func (r *Registry) sortedGroupsLocked() []*Group {
+	out := make([]*Group, 0, len(r.groups))
+	for _, g := range r.groups {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Priority != out[j].Priority {
+			return out[i].Priority > out[j].Priority
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// documents returns the encoded documents, building them after a change.
+func (r *Registry) documents() *documents {
+	r.mu.RLock()
+	d := r.docs
+	r.mu.RUnlock()
+	if d != nil {
+		return d
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.docs == nil {
+		r.docs = buildDocuments(r.sortedGroupsLocked())
+	}
+	return r.docs
+}

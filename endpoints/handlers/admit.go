@@ -1,0 +1,62 @@
+package handlers
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/registry/rest"
+)
+
+func (s *Scope) attributes(ctx context.Context, op admission.Operation, name string, obj, old runtime.Object, dryRun bool) *admission.Attributes {
+	if name == "" && obj != nil {
+		if m, err := meta.Accessor(obj); err == nil {
+			name = m.GetName()
+		}
+	}
+	return &admission.Attributes{
+		Operation: op, Kind: s.Kind, Resource: s.Resource, Subresource: s.Subresource,
+		Namespace: request.NamespaceFrom(ctx), Name: name, Object: obj, OldObject: old, DryRun: dryRun,
+	}
+}
+
+// mutate runs mutating admission on a write's object.
+func (s *Scope) mutate(ctx context.Context, op admission.Operation, name string, obj, old runtime.Object, dryRun bool) error {
+	if s.Admission == nil {
+		return nil
+	}
+	return s.Admission.Admit(ctx, s.attributes(ctx, op, name, obj, old, dryRun))
+}
+
+// createValidation is validating admission for a create, handed to storage.
+func (s *Scope) createValidation(dryRun bool) rest.ValidateObjectFunc {
+	if s.Admission == nil {
+		return nil
+	}
+	return func(ctx context.Context, obj runtime.Object) error {
+		return s.Admission.Validate(ctx, s.attributes(ctx, admission.Create, "", obj, nil, dryRun))
+	}
+}
+
+// updateValidation is validating admission for an update.
+func (s *Scope) updateValidation(dryRun bool) rest.ValidateObjectUpdateFunc {
+	if s.Admission == nil {
+		return nil
+	}
+	return func(ctx context.Context, obj, old runtime.Object) error {
+		return s.Admission.Validate(ctx, s.attributes(ctx, admission.Update, "", obj, old, dryRun))
+	}
+}
+
+// deleteValidation is validating admission for a delete.
+func (s *Scope) deleteValidation(name string, dryRun bool) rest.ValidateObjectFunc {
+	if s.Admission == nil {
+		return nil
+	}
+	return func(ctx context.Context, old runtime.Object) error {
+		return s.Admission.Validate(ctx, s.attributes(ctx, admission.Delete, name, nil, old, dryRun))
+	}
+}

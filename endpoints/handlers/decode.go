@@ -1,0 +1,137 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// readBody reads a request body up to the scope's limit: 413 past it.
+func (s *Scope) readBody(r *http.Request) ([]byte, error) {
+	limit := s.MaxRequestBodyBytes
+	if limit <= 0 {
+		limit = 3 * 1024 * 1024
+	}
+	if r.ContentLength > limit {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		var maxErr *http.MaxBytesError
+		if errors.As(err, &maxErr) {
+			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+		}
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to read the request body: %v", err))
+	}
+	if int64(len(data)) > limit {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+	}
+	return data, nil
+}
+
+// fieldValidation is the fieldValidation query parameter: how unknown and
+// duplicate fields in a body are treated.
+type fieldValidation string
+
+const (
+	validationIgnore fieldValidation = "Ignore"
+	validationWarn   fieldValidation = "Warn"
+	validationStrict fieldValidation = "Strict"
+)
+
+func fieldValidationOf(r *http.Request) (fieldValidation, error) {
+	switch v := r.URL.Query().Get("fieldValidation"); v {
+	case "":
+		return validationWarn, nil
+	case string(validationIgnore), string(validationWarn), string(validationStrict):
+		return fieldValidation(v), nil
+	default:
+		return "", apierrors.NewBadRequest(fmt.Sprintf("fieldValidation parameter unsupported: %v", v))
+	}
+}
+
+// decodeBody decodes a request body into a new object of the scope's kind.
+// It refuses a body of another group, version or kind, and reports unknown or
+// duplicate fields as fieldValidation asks: warnings for Warn, 400 for Strict.
+func (s *Scope) decodeBody(w http.ResponseWriter, r *http.Request, body []byte) (runtime.Object, error) {
+	info, err := negotiateInput(r, s.Serializer)
+	if err != nil {
+		return nil, err
+	}
+	validation, err := fieldValidationOf(r)
+	if err != nil {
+		return nil, err
+	}
+	decoder := info.Serializer
+	if validation != validationIgnore && info.StrictSerializer != nil {
+		decoder = info.StrictSerializer
+	}
+	into := s.Storage.New()
+	obj, gvk, err := decoder.Decode(body, &s.Kind, into)
+	if err != nil && runtime.IsStrictDecodingError(err) && obj != nil {
+		if err := s.strictErrors(w, validation, err); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if err := s.checkKind(*gvk); err != nil {
+		return nil, err
+	}
+	if obj != into {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s", gvk.Kind, gvk.Version, s.Kind.Kind))
+	}
+	s.defaults(obj)
+	return obj, nil
+}
+
+func (s *Scope) strictErrors(w http.ResponseWriter, validation fieldValidation, err error) error {
+	if validation == validationStrict {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	if strict, ok := runtime.AsStrictDecodingError(err); ok && validation == validationWarn {
+		for _, e := range strict.Errors() {
+			AddWarning(w, e.Error())
+		}
+	}
+	return nil
+}
+
+// checkKind refuses a body whose apiVersion or kind is not the endpoint's.
+func (s *Scope) checkKind(gvk schema.GroupVersionKind) error {
+	if gvk.GroupVersion() != s.Kind.GroupVersion() {
+		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)",
+			gvk.GroupVersion().String(), s.Kind.GroupVersion().String()))
+	}
+	if gvk.Kind != s.Kind.Kind {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: the kind in the data does not match the expected kind",
+			gvk.Kind, gvk.Version, s.Kind.Kind))
+	}
+	return nil
+}
+
+// AddWarning adds a Warning header in the format kube and client-go use.
+func AddWarning(w http.ResponseWriter, msg string) {
+	msg = strings.ReplaceAll(msg, `\`, `\\`)
+	msg = strings.ReplaceAll(msg, `"`, `\"`)
+	w.Header().Add("Warning", `299 - "`+msg+`"`)
+}
+
+// decodeOptions decodes query parameters into an options struct such as
+// metav1.CreateOptions.
+func (s *Scope) decodeOptions(r *http.Request, into runtime.Object) error {
+	if err := s.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, into); err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	return nil
+}
+
+// optionsVersion is where the option types (ListOptions, GetOptions...)
+// are registered for decoding query parameters.
+var optionsVersion = schema.GroupVersion{Version: "v1"}

@@ -1,0 +1,115 @@
+package handlers
+
+import (
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/capstan-io/capstan/registry/rest"
+)
+
+// Delete serves DELETE of one object.
+func (s *Scope) Delete(w http.ResponseWriter, r *http.Request, name string) {
+	deleter, ok := s.Storage.(rest.GracefulDeleter)
+	if !ok {
+		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "delete"))
+		return
+	}
+	opts, err := s.deleteOptions(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	obj, deleted, err := deleter.Delete(r.Context(), name, s.deleteValidation(name, len(opts.DryRun) > 0), opts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	code := http.StatusOK
+	//nolint:staticcheck // OrphanDependents is deprecated but still honoured.
+	if !deleted && opts.OrphanDependents != nil && !*opts.OrphanDependents {
+		code = http.StatusAccepted
+	}
+	if status, ok := obj.(*metav1.Status); ok && status.Code == 0 {
+		status.Code = int32(code)
+		if status.Details != nil && status.Details.Name == "" {
+			status.Details.Name = name
+		}
+	}
+	s.writeObject(w, r, code, obj)
+}
+
+// DeleteCollection serves DELETE of a collection.
+func (s *Scope) DeleteCollection(w http.ResponseWriter, r *http.Request) {
+	deleter, ok := s.Storage.(rest.CollectionDeleter)
+	if !ok {
+		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "deletecollection"))
+		return
+	}
+	listOpts, err := s.listOptions(r, false)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	opts, err := s.deleteOptions(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out, err := deleter.DeleteCollection(r.Context(), s.deleteValidation("", len(opts.DryRun) > 0), opts, listOpts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeObject(w, r, http.StatusOK, out)
+}
+
+// deleteOptions reads DeleteOptions from the body, or else from the query.
+func (s *Scope) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
+	opts := &metav1.DeleteOptions{}
+	body, err := s.readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > 0 {
+		gvk := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
+		info, err := negotiateInput(r, s.Serializer)
+		if err != nil {
+			return nil, err
+		}
+		obj, _, err := info.Serializer.Decode(body, &gvk, opts)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		if obj != opts {
+			return nil, apierrors.NewBadRequest("the body of a delete must be DeleteOptions")
+		}
+	} else if err := s.decodeOptions(r, opts); err != nil {
+		return nil, err
+	}
+	if err := validateDryRun(opts.DryRun); err != nil {
+		return nil, err
+	}
+	if errs := validateDeleteOptions(opts); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
+	}
+	return opts, nil
+}
+
+func validateDeleteOptions(o *metav1.DeleteOptions) field.ErrorList {
+	var errs field.ErrorList
+	//nolint:staticcheck // OrphanDependents is deprecated but still validated.
+	if o.OrphanDependents != nil && o.PropagationPolicy != nil {
+		errs = append(errs, field.Invalid(field.NewPath("propagationPolicy"), o.PropagationPolicy,
+			"orphanDependents and deletionPropagation cannot be both set"))
+	}
+	if p := o.PropagationPolicy; p != nil && *p != metav1.DeletePropagationForeground &&
+		*p != metav1.DeletePropagationBackground && *p != metav1.DeletePropagationOrphan {
+		errs = append(errs, field.NotSupported(field.NewPath("propagationPolicy"), p,
+			[]string{string(metav1.DeletePropagationForeground), string(metav1.DeletePropagationBackground), string(metav1.DeletePropagationOrphan), "nil"}))
+	}
+	return errs
+}

@@ -1,0 +1,131 @@
+package handlers
+
+import (
+	"mime"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Output shapes a client may ask for with the "as" media type parameter.
+const (
+	asObject = ""
+	asTable  = "Table"
+)
+
+// output is the negotiated form of a response.
+type output struct {
+	info runtime.SerializerInfo
+	as   string // asObject or asTable
+	// tableVersion is meta.k8s.io's version of the Table: v1 or v1beta1.
+	tableVersion string
+}
+
+// acceptEntry is one media range of an Accept header.
+type acceptEntry struct {
+	typ, subtype string
+	params       map[string]string
+	q            float64
+}
+
+// parseAccept returns the media ranges of an Accept header, best first.
+func parseAccept(header string) []acceptEntry {
+	var out []acceptEntry
+	for _, part := range strings.Split(header, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		mt, params, err := mime.ParseMediaType(part)
+		if err != nil {
+			continue
+		}
+		typ, sub, _ := strings.Cut(mt, "/")
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		out = append(out, acceptEntry{typ: typ, subtype: sub, params: params, q: q})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].q > out[j].q })
+	return out
+}
+
+// negotiateOutput picks the serializer and shape of a response from the
+// Accept header. tables reports whether the endpoint can answer as a Table.
+func negotiateOutput(r *http.Request, ns runtime.NegotiatedSerializer, tables bool) (output, error) {
+	infos := ns.SupportedMediaTypes()
+	header := r.Header.Get("Accept")
+	if header == "" {
+		header = "application/json"
+	}
+	for _, e := range parseAccept(header) {
+		if e.q == 0 {
+			continue
+		}
+		info, ok := matchSerializer(e, infos)
+		if !ok {
+			continue
+		}
+		o := output{info: info}
+		if as, ok := e.params["as"]; ok {
+			if as != asTable || !tables || e.params["g"] != "meta.k8s.io" ||
+				(e.params["v"] != "v1" && e.params["v"] != "v1beta1") {
+				continue
+			}
+			o.as, o.tableVersion = asTable, e.params["v"]
+		}
+		return o, nil
+	}
+	return output{}, notAcceptable(infos)
+}
+
+func matchSerializer(e acceptEntry, infos []runtime.SerializerInfo) (runtime.SerializerInfo, bool) {
+	for _, info := range infos {
+		if (e.typ == "*" || e.typ == info.MediaTypeType) && (e.subtype == "*" || e.subtype == info.MediaTypeSubType) {
+			return info, true
+		}
+	}
+	return runtime.SerializerInfo{}, false
+}
+
+func notAcceptable(infos []runtime.SerializerInfo) error {
+	types := make([]string, 0, len(infos))
+	for _, info := range infos {
+		types = append(types, info.MediaType)
+	}
+	return NewStatusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+		"only the following media types are accepted: "+strings.Join(types, ", "))
+}
+
+// negotiateInput returns the serializer of a request body's Content-Type.
+func negotiateInput(r *http.Request, ns runtime.NegotiatedSerializer) (runtime.SerializerInfo, error) {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		ct = "application/json"
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil {
+		for _, info := range ns.SupportedMediaTypes() {
+			if info.MediaType == mt {
+				return info, nil
+			}
+		}
+	}
+	return runtime.SerializerInfo{}, unsupportedMediaType(ct, ns.SupportedMediaTypes())
+}
+
+func unsupportedMediaType(ct string, infos []runtime.SerializerInfo) error {
+	types := make([]string, 0, len(infos))
+	for _, info := range infos {
+		types = append(types, info.MediaType)
+	}
+	return NewStatusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(types, ", "))
+}

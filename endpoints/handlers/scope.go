@@ -1,0 +1,57 @@
+// Package handlers serves the verbs of one resource: get, list, watch,
+// create, update, patch, delete and deletecollection. Each handler decodes
+// and checks the request, calls the REST storage and writes the answer.
+package handlers
+
+import (
+	"log/slog"
+	"time"
+
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/registry/rest"
+)
+
+// Scope is what the handlers of one resource (or subresource) share.
+type Scope struct {
+	Resource    schema.GroupVersionResource
+	Subresource string
+	Kind        schema.GroupVersionKind // of the objects the endpoint takes and returns
+	Namespaced  bool
+
+	Storage    rest.Storage
+	Serializer runtime.NegotiatedSerializer
+	// ParameterCodec decodes query parameters into option structs.
+	ParameterCodec runtime.ParameterCodec
+	Creater        runtime.ObjectCreater
+	Typer          runtime.ObjectTyper
+	// Defaulter applies the resource's defaults to decoded bodies.
+	Defaulter func(obj runtime.Object)
+	// Table turns objects into rows; nil gives the default Name/Created At table.
+	Table rest.TableConvertor
+	// SupportedFields are the field selector keys the resource allows.
+	SupportedFields fields.Set
+
+	// Admission mutates and validates writes; nil admits everything.
+	Admission *admission.Chain
+
+	MaxRequestBodyBytes int64
+	// MinRequestTimeout bounds watches without timeoutSeconds: each lasts a
+	// random time between it and twice it, as in kube.
+	MinRequestTimeout time.Duration
+	Logger            *slog.Logger
+}
+
+// GroupResource is the group and resource of the scope, as errors name them.
+func (s *Scope) GroupResource() schema.GroupResource {
+	return s.Resource.GroupResource()
+}
+
+func (s *Scope) defaults(obj runtime.Object) {
+	if s.Defaulter != nil {
+		s.Defaulter(obj)
+	}
+}

@@ -1,0 +1,129 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+func (s *Scope) tables() bool { return s.Subresource == "" || s.Subresource == "status" }
+
+// toTable converts obj (an object or a list) into a Table, with each row's
+// object as includeObject asks (Metadata by default).
+func (s *Scope) toTable(r *http.Request, obj runtime.Object, version string) (runtime.Object, error) {
+	opts := &metav1.TableOptions{}
+	switch r.URL.Query().Get("includeObject") {
+	case "None":
+		opts.IncludeObject = metav1.IncludeNone
+	case "Object":
+		opts.IncludeObject = metav1.IncludeObject
+	case "", "Metadata":
+		opts.IncludeObject = metav1.IncludeMetadata
+	default:
+		return nil, NewStatusError(http.StatusBadRequest, metav1.StatusReasonBadRequest,
+			"includeObject must be one of None, Metadata, Object")
+	}
+	convert := defaultTable
+	if s.Table != nil {
+		convert = s.Table.ConvertToTable
+	}
+	table, err := convert(r.Context(), obj, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.fillRowObjects(table, obj, opts.IncludeObject); err != nil {
+		return nil, err
+	}
+	table.APIVersion = metav1.SchemeGroupVersion.Group + "/" + version
+	table.Kind = "Table"
+	return table, nil
+}
+
+// defaultColumns describe their cells with ObjectMeta's own field docs.
+var defaultColumns = []metav1.TableColumnDefinition{
+	{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]},
+	{Name: "Created At", Type: "date", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]},
+}
+
+// defaultTable is the table of resources without printers: name and age.
+func defaultTable(_ context.Context, obj runtime.Object, _ *metav1.TableOptions) (*metav1.Table, error) {
+	table := &metav1.Table{ColumnDefinitions: defaultColumns}
+	add := func(o runtime.Object) error {
+		m, err := meta.Accessor(o)
+		if err != nil {
+			return err
+		}
+		table.Rows = append(table.Rows, metav1.TableRow{
+			Cells: []interface{}{m.GetName(), m.GetCreationTimestamp().Time.UTC().Format(time.RFC3339)},
+		})
+		return nil
+	}
+	if meta.IsListType(obj) {
+		if err := meta.EachListItem(obj, add); err != nil {
+			return nil, err
+		}
+	} else if err := add(obj); err != nil {
+		return nil, err
+	}
+	return table, nil
+}
+
+// fillRowObjects sets each row's object and the table's list metadata.
+func (s *Scope) fillRowObjects(table *metav1.Table, obj runtime.Object, include metav1.IncludeObjectPolicy) error {
+	if li, err := meta.ListAccessor(obj); err == nil && meta.IsListType(obj) {
+		table.ResourceVersion = li.GetResourceVersion()
+		table.Continue = li.GetContinue()
+		table.RemainingItemCount = li.GetRemainingItemCount()
+	} else if m, err := meta.Accessor(obj); err == nil {
+		table.ResourceVersion = m.GetResourceVersion()
+	}
+	var items []runtime.Object
+	if meta.IsListType(obj) {
+		var err error
+		if items, err = meta.ExtractList(obj); err != nil {
+			return err
+		}
+	} else {
+		items = []runtime.Object{obj}
+	}
+	for i := range table.Rows {
+		if i >= len(items) {
+			break
+		}
+		table.Rows[i].Object = s.rowObject(items[i], include)
+	}
+	return nil
+}
+
+func (s *Scope) rowObject(obj runtime.Object, include metav1.IncludeObjectPolicy) runtime.RawExtension {
+	switch include {
+	case metav1.IncludeObject:
+		obj = obj.DeepCopyObject()
+		obj.GetObjectKind().SetGroupVersionKind(s.Kind)
+		return runtime.RawExtension{Object: obj}
+	case metav1.IncludeMetadata:
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return runtime.RawExtension{}
+		}
+		pom := &metav1.PartialObjectMetadata{ObjectMeta: *metaOf(m)}
+		pom.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata"))
+		return runtime.RawExtension{Object: pom}
+	}
+	return runtime.RawExtension{}
+}
+
+func metaOf(m metav1.Object) *metav1.ObjectMeta {
+	return &metav1.ObjectMeta{
+		Name: m.GetName(), GenerateName: m.GetGenerateName(), Namespace: m.GetNamespace(),
+		UID: m.GetUID(), ResourceVersion: m.GetResourceVersion(), Generation: m.GetGeneration(),
+		CreationTimestamp: m.GetCreationTimestamp(), DeletionTimestamp: m.GetDeletionTimestamp(),
+		DeletionGracePeriodSeconds: m.GetDeletionGracePeriodSeconds(), Labels: m.GetLabels(),
+		Annotations: m.GetAnnotations(), OwnerReferences: m.GetOwnerReferences(),
+		Finalizers: m.GetFinalizers(), ManagedFields: m.GetManagedFields(),
+	}
+}

@@ -1,0 +1,90 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/registry/rest"
+)
+
+// Update serves PUT of one object.
+func (s *Scope) Update(w http.ResponseWriter, r *http.Request, name string) {
+	updater, ok := s.Storage.(rest.Updater)
+	if !ok {
+		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "update"))
+		return
+	}
+	opts := &metav1.UpdateOptions{}
+	if err := s.decodeOptions(r, opts); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := validateDryRun(opts.DryRun); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, err := s.readBody(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	obj, err := s.decodeBody(w, r, body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	if err := checkName(ctx, obj, name, s.Namespaced); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	dryRun := len(opts.DryRun) > 0
+	info := rest.UpdatedObjectFunc(func(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+		newObj := obj.DeepCopyObject()
+		op := admission.Update
+		if old == nil {
+			op = admission.Create
+		}
+		return newObj, s.mutate(ctx, op, name, newObj, old, dryRun)
+	})
+	out, created, err := updater.Update(ctx, name, info, s.createValidation(dryRun), s.updateValidation(dryRun), false, opts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	s.writeObject(w, r, code, out)
+}
+
+// checkName makes sure the body names the object of the URL, filling in
+// the namespace when the body has none.
+func checkName(ctx context.Context, obj runtime.Object, name string, namespaced bool) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	if m.GetName() != name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name))
+	}
+	if !namespaced {
+		return nil
+	}
+	ns := request.NamespaceFrom(ctx)
+	if m.GetNamespace() == "" {
+		m.SetNamespace(ns)
+	} else if m.GetNamespace() != ns {
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}

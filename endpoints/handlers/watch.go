@@ -1,0 +1,116 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/capstan-io/capstan/registry/rest"
+)
+
+// serveWatch streams watch events until the client goes, the storage ends
+// the watch, or the watch's time is up.
+func (s *Scope) serveWatch(w http.ResponseWriter, r *http.Request, opts *rest.ListOptions) {
+	watcher, ok := s.Storage.(rest.Watcher)
+	if !ok {
+		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "watch"))
+		return
+	}
+	out, err := negotiateOutput(r, s.Serializer, s.tables())
+	if err == nil && out.info.StreamSerializer == nil {
+		err = notAcceptable(s.Serializer.SupportedMediaTypes())
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.watchTimeout(opts))
+	defer cancel()
+	wi, err := watcher.Watch(ctx, opts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer wi.Stop()
+	s.streamEvents(ctx, w, r, out, wi)
+}
+
+func (s *Scope) watchTimeout(opts *rest.ListOptions) time.Duration {
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+		return time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	min := s.MinRequestTimeout
+	if min <= 0 {
+		min = 30 * time.Minute
+	}
+	return min + time.Duration(rand.Int64N(int64(min)))
+}
+
+// watchContentType is the Content-Type of a watch stream: JSON streams keep
+// their media type, others say they are a stream, as kube's do.
+func watchContentType(info runtime.SerializerInfo) string {
+	if info.MediaType == runtime.ContentTypeJSON {
+		return info.MediaType
+	}
+	return info.MediaType + ";stream=watch"
+}
+
+func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http.Request, out output, wi watch.Interface) {
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", watchContentType(out.info))
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+	stream := out.info.StreamSerializer
+	framed := stream.Framer.NewFrameWriter(w)
+	var embedded bytes.Buffer
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-wi.ResultChan():
+			if !ok {
+				return
+			}
+			obj := ev.Object
+			if out.as == asTable && ev.Type != watch.Error && ev.Type != watch.Bookmark {
+				t, err := s.toTable(r, obj, out.tableVersion)
+				if err != nil {
+					obj = ErrorToStatus(err, s.Logger)
+				} else {
+					obj = t
+				}
+			}
+			embedded.Reset()
+			if err := s.Serializer.EncoderForVersion(out.info.Serializer, s.targetVersion(obj)).Encode(obj, &embedded); err != nil {
+				s.Logger.Error("encoding watch event", "err", err)
+				return
+			}
+			event := &metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: embedded.Bytes()}}
+			if err := stream.Serializer.Encode(event, framed); err != nil {
+				return
+			}
+			if len(wi.ResultChan()) == 0 {
+				_ = rc.Flush()
+			}
+		}
+	}
+}
+
+// WatchOne serves the legacy /watch/<resource>/<name> path and
+// ?watch=true on an object: a watch of the collection narrowed to one name.
+func (s *Scope) WatchOne(w http.ResponseWriter, r *http.Request, name string) {
+	opts, err := s.listOptions(r, true)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	opts.FieldSelector = fields.AndSelectors(opts.FieldSelector, fields.OneTermEqualSelector("metadata.name", name))
+	s.serveWatch(w, r, opts)
+}

@@ -1,0 +1,108 @@
+package handlers
+
+import (
+	"bytes"
+	"compress/gzip"
+	"net/http"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// gzipThreshold is the response size above which a client that accepts gzip
+// gets it; below it compression costs more than it saves.
+const gzipThreshold = 128 * 1024
+
+// writeObject negotiates the response form and writes obj with code.
+func (s *Scope) writeObject(w http.ResponseWriter, r *http.Request, code int, obj runtime.Object) {
+	out, err := negotiateOutput(r, s.Serializer, s.tables())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if out.as == asTable {
+		if obj, err = s.toTable(r, obj, out.tableVersion); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	s.encode(w, r, code, out.info, obj)
+}
+
+// writeError writes err as a metav1.Status in the negotiated media type.
+func (s *Scope) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	WriteStatus(w, r, s.Serializer, ErrorToStatus(err, s.Logger))
+}
+
+// WriteStatus writes status with its code, in the media type the request
+// accepts (JSON if it accepts none that is served).
+func WriteStatus(w http.ResponseWriter, r *http.Request, ns runtime.NegotiatedSerializer, status *metav1.Status) {
+	out, err := negotiateOutput(r, ns, false)
+	if err != nil {
+		out.info, _ = runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	}
+	encodeTo(w, r, ns, int(status.Code), out.info, schema.GroupVersion{Version: "v1"}, status)
+}
+
+func (s *Scope) encode(w http.ResponseWriter, r *http.Request, code int, info runtime.SerializerInfo, obj runtime.Object) {
+	encodeTo(w, r, s.Serializer, code, info, s.targetVersion(obj), obj)
+}
+
+// targetVersion is the group version an object is encoded in: the
+// endpoint's, or meta.k8s.io's for the meta types it returns.
+func (s *Scope) targetVersion(obj runtime.Object) schema.GroupVersion {
+	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.Group == metav1.GroupName {
+		return gvk.GroupVersion()
+	}
+	if _, ok := obj.(*metav1.Table); ok {
+		return metav1.SchemeGroupVersion
+	}
+	return s.Kind.GroupVersion()
+}
+
+func encodeTo(w http.ResponseWriter, r *http.Request, ns runtime.NegotiatedSerializer, code int,
+	info runtime.SerializerInfo, gv schema.GroupVersion, obj runtime.Object) {
+	var buf bytes.Buffer
+	enc := ns.EncoderForVersion(info.Serializer, gv)
+	if err := enc.Encode(obj, &buf); err != nil {
+		status := ErrorToStatus(err, nil)
+		code = int(status.Code)
+		buf.Reset()
+		info, _ = runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
+		_ = ns.EncoderForVersion(info.Serializer, schema.GroupVersion{Version: "v1"}).Encode(status, &buf)
+	}
+	writeBody(w, r, code, info.MediaType, buf.Bytes())
+}
+
+// writeBody writes body, gzipped when it is large and the client accepts it.
+func writeBody(w http.ResponseWriter, r *http.Request, code int, contentType string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	if len(body) > gzipThreshold && acceptsGzip(r) {
+		var zb bytes.Buffer
+		zw := gzip.NewWriter(&zb)
+		_, _ = zw.Write(body)
+		_ = zw.Close()
+		h.Set("Content-Encoding", "gzip")
+		h.Add("Vary", "Accept-Encoding")
+		body = zb.Bytes()
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(code)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, enc := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		if strings.TrimSpace(strings.SplitN(enc, ";", 2)[0]) == "gzip" {
+			return true
+		}
+	}
+	return false
+}

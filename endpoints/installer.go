@@ -1,0 +1,158 @@
+// Package endpoints turns REST storages into HTTP: it installs the
+// resources of an API group, routes each request to the handler of its verb
+// and describes the group for discovery.
+package endpoints
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/endpoints/discovery"
+	"github.com/capstan-io/capstan/endpoints/handlers"
+	"github.com/capstan-io/capstan/registry/rest"
+)
+
+// Resource is one resource or subresource of a group version.
+type Resource struct {
+	// Name is "configmaps", or "namespaces/status" for a subresource.
+	Name    string
+	Kind    string
+	Storage rest.Storage
+
+	ShortNames   []string
+	Categories   []string
+	SingularName string // defaults to the lower-case kind
+	// StorageVersion is the group version objects are stored at, for the
+	// discovery storageVersionHash; the served version when empty.
+	StorageVersion *schema.GroupVersion
+
+	Table           rest.TableConvertor
+	Defaulter       func(obj runtime.Object)
+	SupportedFields fields.Set
+}
+
+// GroupVersion is one served version of a group and its resources.
+type GroupVersion struct {
+	Version   string
+	Resources []Resource
+}
+
+// APIGroup is an API group to install, preferred version first.
+type APIGroup struct {
+	Name     string
+	Priority int
+	Versions []GroupVersion
+}
+
+// Config is what the installer needs from the server.
+type Config struct {
+	Serializer          runtime.NegotiatedSerializer
+	ParameterCodec      runtime.ParameterCodec
+	Creater             runtime.ObjectCreater
+	Typer               runtime.ObjectTyper
+	Admission           *admission.Chain
+	MaxRequestBodyBytes int64
+	MinRequestTimeout   time.Duration
+	Logger              *slog.Logger
+}
+
+// Install builds the scopes of a group's resources and its discovery entry.
+func (c *Config) Install(g APIGroup) (map[string]*handlers.Scope, discovery.Group, error) {
+	scopes := map[string]*handlers.Scope{}
+	dg := discovery.Group{Name: g.Name, Priority: g.Priority}
+	for _, v := range g.Versions {
+		gv := schema.GroupVersion{Group: g.Name, Version: v.Version}
+		dv := discovery.Version{Version: v.Version}
+		for _, r := range v.Resources {
+			scope, err := c.scope(gv, r)
+			if err != nil {
+				return nil, discovery.Group{}, err
+			}
+			scopes[v.Version+"/"+r.Name] = scope
+			dv.Resources = append(dv.Resources, apiResource(gv, r))
+		}
+		sort.SliceStable(dv.Resources, func(i, j int) bool { return dv.Resources[i].Name < dv.Resources[j].Name })
+		dg.Versions = append(dg.Versions, dv)
+	}
+	return scopes, dg, nil
+}
+
+func (c *Config) scope(gv schema.GroupVersion, r Resource) (*handlers.Scope, error) {
+	resource, sub, _ := strings.Cut(r.Name, "/")
+	scoper, ok := r.Storage.(rest.Scoper)
+	if !ok {
+		return nil, fmt.Errorf("storage of %s/%s does not tell its scope", gv, r.Name)
+	}
+	return &handlers.Scope{
+		Resource: gv.WithResource(resource), Subresource: sub, Kind: gv.WithKind(r.Kind),
+		Namespaced: scoper.NamespaceScoped(), Storage: r.Storage,
+		Serializer: c.Serializer, ParameterCodec: c.ParameterCodec, Creater: c.Creater, Typer: c.Typer,
+		Defaulter: r.Defaulter, Table: r.Table, SupportedFields: r.SupportedFields,
+		Admission: c.Admission, MaxRequestBodyBytes: c.MaxRequestBodyBytes,
+		MinRequestTimeout: c.MinRequestTimeout, Logger: c.Logger,
+	}, nil
+}
+
+// verbs lists the verbs a storage serves, discovered from its capabilities.
+func verbs(s rest.Storage) []string {
+	var out []string
+	add := func(ok bool, vs ...string) {
+		if ok {
+			out = append(out, vs...)
+		}
+	}
+	_, creater := s.(rest.Creater)
+	_, deleter := s.(rest.GracefulDeleter)
+	_, collection := s.(rest.CollectionDeleter)
+	_, getter := s.(rest.Getter)
+	_, lister := s.(rest.Lister)
+	_, updater := s.(rest.Updater)
+	_, watcher := s.(rest.Watcher)
+	add(creater, "create")
+	add(deleter, "delete")
+	add(collection, "deletecollection")
+	add(getter, "get")
+	add(lister, "list")
+	add(updater, "patch", "update")
+	add(watcher, "watch")
+	return out
+}
+
+func apiResource(gv schema.GroupVersion, r Resource) metav1.APIResource {
+	scoper, _ := r.Storage.(rest.Scoper)
+	ar := metav1.APIResource{
+		Name: r.Name, Namespaced: scoper.NamespaceScoped(), Kind: r.Kind, Verbs: verbs(r.Storage),
+		ShortNames: r.ShortNames, Categories: r.Categories,
+	}
+	if strings.Contains(r.Name, "/") {
+		return ar
+	}
+	ar.SingularName = r.SingularName
+	if ar.SingularName == "" {
+		ar.SingularName = strings.ToLower(r.Kind)
+	}
+	storageGV := gv
+	if r.StorageVersion != nil {
+		storageGV = *r.StorageVersion
+	}
+	ar.StorageVersionHash = storageVersionHash(storageGV.WithKind(r.Kind))
+	return ar
+}
+
+// storageVersionHash is the opaque hash of a resource's storage version that
+// discovery shows, computed as kube does so that storage migrators agree.
+func storageVersionHash(gvk schema.GroupVersionKind) string {
+	sum := sha256.Sum256([]byte(gvk.Group + "/" + gvk.Version + "/" + gvk.Kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
+}

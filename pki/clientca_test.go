@@ -1,0 +1,49 @@
+package pki
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadClientCAFile(t *testing.T) {
+	c := mustEnsure(t, ServingOptions{DataDir: t.TempDir()})
+	other := mustEnsure(t, ServingOptions{DataDir: t.TempDir()})
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name     string
+		path     string
+		wantSubj int
+		wantErr  string
+	}{
+		{name: "one CA", path: c.CAFile, wantSubj: 1},
+		{name: "bundle of two", path: write("bundle", append(append([]byte{}, c.CAPEM...), other.CAPEM...)), wantSubj: 2},
+		{name: "no certificates", path: write("empty", []byte("hello")), wantErr: "reading client CA file"},
+		{name: "missing", path: filepath.Join(dir, "nope"), wantErr: "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pool, err := LoadClientCAFile(tt.path)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(pool.Subjects()); n != tt.wantSubj {
+				t.Errorf("pool has %d subjects, want %d", n, tt.wantSubj)
+			}
+		})
+	}
+}

@@ -1,0 +1,192 @@
+package registry
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+
+	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/storage"
+)
+
+// DeletionHolder is implemented by strategies whose objects are held on
+// delete by more than metadata.finalizers: a namespace waits for its
+// spec.finalizers and turns Terminating. Hold marks obj and reports whether
+// it must stay until finalized.
+type DeletionHolder interface {
+	HoldForDeletion(obj runtime.Object) bool
+}
+
+// Delete deletes an object, or marks it for deletion while finalizers hold it.
+func (s *Store) Delete(ctx context.Context, name string, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	key, err := s.objectKey(ctx, name)
+	if err != nil {
+		return nil, false, err
+	}
+	if opts == nil {
+		opts = &metav1.DeleteOptions{}
+	}
+	existing := s.newFunc()
+	if err := s.storage.Get(ctx, key, storage.GetOptions{}, existing); err != nil {
+		return nil, false, s.interpretError(err, name)
+	}
+	pre := preconditionsOf(opts)
+	if err := s.checkPreconditions(name, existing, pre); err != nil {
+		return nil, false, err
+	}
+	if validate != nil {
+		if err := validate(ctx, existing.DeepCopyObject()); err != nil {
+			return nil, false, err
+		}
+	}
+	if s.holds(existing.DeepCopyObject()) {
+		return s.markForDeletion(ctx, key, name, existing, pre, opts)
+	}
+	if isDryRun(opts.DryRun) {
+		return s.deleteResult(existing), true, nil
+	}
+	out := s.newFunc()
+	if err := s.storage.Delete(ctx, key, out, pre, s.validateDeletion(validate), existing); err != nil {
+		return nil, false, s.interpretError(err, name)
+	}
+	return s.deleteResult(out), true, nil
+}
+
+// holds reports whether obj waits for finalizers rather than going at once.
+func (s *Store) holds(obj runtime.Object) bool {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return false
+	}
+	if len(m.GetFinalizers()) > 0 {
+		return true
+	}
+	h, ok := s.strategy.(DeletionHolder)
+	return ok && h.HoldForDeletion(obj)
+}
+
+// markForDeletion sets deletionTimestamp on an object that finalizers hold.
+// An object already marked is returned as it is.
+func (s *Store) markForDeletion(ctx context.Context, key, name string, existing runtime.Object,
+	pre *storage.Preconditions, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	mark := func(obj runtime.Object, _ storage.ResponseMeta) (runtime.Object, *uint64, error) {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return nil, nil, err
+		}
+		if m.GetDeletionTimestamp() == nil {
+			now := metav1.Now()
+			zero := int64(0)
+			m.SetDeletionTimestamp(&now)
+			m.SetDeletionGracePeriodSeconds(&zero)
+		}
+		if h, ok := s.strategy.(DeletionHolder); ok {
+			h.HoldForDeletion(obj)
+		}
+		return obj, nil, nil
+	}
+	if isDryRun(opts.DryRun) {
+		obj, _, err := mark(existing.DeepCopyObject(), storage.ResponseMeta{})
+		return obj, false, err
+	}
+	out := s.newFunc()
+	if err := s.storage.GuaranteedUpdate(ctx, key, out, false, pre, mark, existing); err != nil {
+		return nil, false, s.interpretError(err, name)
+	}
+	return out, false, nil
+}
+
+// deleteResult is what DELETE answers: the object for resources that return
+// it, else a Status naming what was deleted.
+func (s *Store) deleteResult(obj runtime.Object) runtime.Object {
+	if s.returnsObj {
+		return obj
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return obj
+	}
+	return &metav1.Status{
+		Status: metav1.StatusSuccess,
+		Details: &metav1.StatusDetails{
+			Name:  m.GetName(),
+			Group: s.resource.Group,
+			Kind:  s.resource.Resource, // kube puts the resource here
+			UID:   m.GetUID(),
+		},
+	}
+}
+
+func (s *Store) validateDeletion(validate rest.ValidateObjectFunc) storage.ValidateObjectFunc {
+	if validate == nil {
+		return nil
+	}
+	return func(ctx context.Context, obj runtime.Object) error { return validate(ctx, obj) }
+}
+
+func preconditionsOf(opts *metav1.DeleteOptions) *storage.Preconditions {
+	if opts.Preconditions == nil {
+		return nil
+	}
+	return &storage.Preconditions{UID: opts.Preconditions.UID, ResourceVersion: opts.Preconditions.ResourceVersion}
+}
+
+// checkPreconditions answers a failed precondition with kube's 409 before
+// anything is written.
+func (s *Store) checkPreconditions(name string, obj runtime.Object, pre *storage.Preconditions) error {
+	if pre == nil {
+		return nil
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	if pre.UID != nil && *pre.UID != m.GetUID() {
+		return apierrors.NewConflict(s.resource, name, preconditionError("UID", string(*pre.UID), string(m.GetUID())))
+	}
+	if pre.ResourceVersion != nil && *pre.ResourceVersion != m.GetResourceVersion() {
+		return apierrors.NewConflict(s.resource, name, preconditionError("ResourceVersion", *pre.ResourceVersion, m.GetResourceVersion()))
+	}
+	return nil
+}
+
+func preconditionError(what, want, have string) error {
+	return &preconditionErr{what: what, want: want, have: have}
+}
+
+type preconditionErr struct{ what, want, have string }
+
+func (e *preconditionErr) Error() string {
+	return "Precondition failed: " + e.what + " in precondition: " + e.want + ", " + e.what + " in object meta: " + e.have
+}
+
+// DeleteCollection deletes every object the list options select and
+// answers with the list of what it deleted.
+func (s *Store) DeleteCollection(ctx context.Context, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *rest.ListOptions) (runtime.Object, error) {
+	list, err := s.List(ctx, listOpts)
+	if err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	var errs []error
+	for _, item := range items {
+		m, err := meta.Accessor(item)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		if _, _, err := s.Delete(ctx, m.GetName(), validate, opts.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, utilerrors.NewAggregate(errs)
+	}
+	return list, nil
+}

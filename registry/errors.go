@@ -1,0 +1,70 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/capstan-io/capstan/storage"
+)
+
+// interpretError is the one place where storage errors become API errors.
+// Errors that are already API errors pass through unchanged.
+func (s *Store) interpretError(err error, name string) error {
+	if err == nil {
+		return nil
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return err
+	}
+	var serr *storage.Error
+	detail := ""
+	if errors.As(err, &serr) {
+		detail = serr.Detail
+	}
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return apierrors.NewNotFound(s.resource, name)
+	case errors.Is(err, storage.ErrKeyExists):
+		return apierrors.NewAlreadyExists(s.resource, name)
+	case errors.Is(err, storage.ErrConflict):
+		return apierrors.NewConflict(s.resource, name, errors.New(conflictMessage))
+	case errors.Is(err, storage.ErrPrecondition):
+		return apierrors.NewConflict(s.resource, name, errors.New(detail))
+	case errors.Is(err, storage.ErrExpired):
+		return expiredError(detail)
+	case errors.Is(err, storage.ErrTooLargeResourceVersion):
+		return tooLargeError(serr)
+	case errors.Is(err, storage.ErrInvalidContinue):
+		return apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %s", detail))
+	}
+	return apierrors.NewInternalError(err)
+}
+
+// conflictMessage is the message users know from kube's optimistic
+// concurrency failures.
+const conflictMessage = "the object has been modified; please apply your changes to the latest version and try again"
+
+func expiredError(detail string) error {
+	if detail == "" {
+		detail = "too old resource version"
+	}
+	return apierrors.NewResourceExpired(detail)
+}
+
+// tooLargeError is kube's answer to a resourceVersion from the future: a
+// 504 Timeout whose cause tells clients to retry.
+func tooLargeError(serr *storage.Error) error {
+	msg := "Too large resource version"
+	if serr != nil && serr.Detail != "" {
+		msg = serr.Detail
+	}
+	err := apierrors.NewTimeoutError(msg, 1)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{
+		Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version",
+	}}
+	return err
+}

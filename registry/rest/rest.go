@@ -1,0 +1,109 @@
+// Package rest names the capabilities a REST storage may have. The API
+// installer discovers them by type assertion: a storage that is a Getter
+// gets a GET route, a Watcher a watch route, and so on.
+package rest
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Storage is the least a REST storage is: a maker of empty objects.
+type Storage interface {
+	New() runtime.Object
+}
+
+// Scoper tells whether the resource lives in namespaces.
+type Scoper interface {
+	NamespaceScoped() bool
+}
+
+// Getter reads one object.
+type Getter interface {
+	Get(ctx context.Context, name string, opts *metav1.GetOptions) (runtime.Object, error)
+}
+
+// Lister lists objects.
+type Lister interface {
+	NewList() runtime.Object
+	List(ctx context.Context, opts *ListOptions) (runtime.Object, error)
+}
+
+// Watcher watches objects.
+type Watcher interface {
+	Watch(ctx context.Context, opts *ListOptions) (watch.Interface, error)
+}
+
+// Creater creates an object. validate is admission's last word on it.
+type Creater interface {
+	Create(ctx context.Context, obj runtime.Object, validate ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error)
+}
+
+// Updater replaces an object with the result of objInfo, or creates it when
+// the resource allows create on update (or forceAllowCreate is set, as for
+// server-side apply). created reports which happened.
+type Updater interface {
+	Update(ctx context.Context, name string, objInfo UpdatedObjectInfo, createValidation ValidateObjectFunc,
+		updateValidation ValidateObjectUpdateFunc, forceAllowCreate bool, opts *metav1.UpdateOptions) (obj runtime.Object, created bool, err error)
+}
+
+// GracefulDeleter deletes an object, at once or by marking it for deletion
+// when finalizers or a grace period hold it. deleted reports which.
+type GracefulDeleter interface {
+	Delete(ctx context.Context, name string, validate ValidateObjectFunc, opts *metav1.DeleteOptions) (obj runtime.Object, deleted bool, err error)
+}
+
+// CollectionDeleter deletes every object a list would return.
+type CollectionDeleter interface {
+	DeleteCollection(ctx context.Context, validate ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *ListOptions) (runtime.Object, error)
+}
+
+// UpdatedObjectInfo computes the new object of an update from the current
+// one (nil when there is none). Patch applies the patch here, inside the
+// storage's optimistic-concurrency loop, so that a patch is never lost.
+type UpdatedObjectInfo interface {
+	UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error)
+}
+
+// UpdatedObjectFunc adapts a function to UpdatedObjectInfo.
+type UpdatedObjectFunc func(ctx context.Context, old runtime.Object) (runtime.Object, error)
+
+// UpdatedObject calls f.
+func (f UpdatedObjectFunc) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	return f(ctx, old)
+}
+
+// ValidateObjectFunc is admission's validation of a create or delete.
+type ValidateObjectFunc func(ctx context.Context, obj runtime.Object) error
+
+// ValidateObjectUpdateFunc is admission's validation of an update.
+type ValidateObjectUpdateFunc func(ctx context.Context, obj, old runtime.Object) error
+
+// ValidateAllObjectFunc accepts everything.
+func ValidateAllObjectFunc(context.Context, runtime.Object) error { return nil }
+
+// ValidateAllObjectUpdateFunc accepts every update.
+func ValidateAllObjectUpdateFunc(context.Context, runtime.Object, runtime.Object) error { return nil }
+
+// ListOptions are the parsed options of a list or watch.
+type ListOptions struct {
+	LabelSelector        labels.Selector
+	FieldSelector        fields.Selector
+	ResourceVersion      string
+	ResourceVersionMatch metav1.ResourceVersionMatch
+	Limit                int64
+	Continue             string
+	AllowWatchBookmarks  bool
+	SendInitialEvents    *bool
+	TimeoutSeconds       *int64
+}
+
+// TableConvertor turns objects and lists into the rows kubectl prints.
+type TableConvertor interface {
+	ConvertToTable(ctx context.Context, obj runtime.Object, opts *metav1.TableOptions) (*metav1.Table, error)
+}

@@ -1,0 +1,251 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/storage"
+)
+
+// Store is the REST storage of one resource: a storage.Interface shaped by a
+// Strategy. It is used by value-free pointer; build it with NewStore.
+type Store struct {
+	resource   schema.GroupResource // for messages: configmaps, deployments.apps
+	kind       string               // for delete Status details
+	newFunc    func() runtime.Object
+	newList    func() runtime.Object
+	keyPrefix  string // "/configmaps", relative to the storage prefix
+	strategy   Strategy
+	storage    storage.Interface
+	ttl        func(obj runtime.Object) uint64
+	returnsObj bool // delete answers with the object, not a Status
+}
+
+// StoreConfig is what NewStore needs.
+type StoreConfig struct {
+	Resource  schema.GroupResource
+	Kind      string
+	New       func() runtime.Object
+	NewList   func() runtime.Object
+	KeyPrefix string // e.g. "/configmaps"; defaults to "/" + Resource.Resource
+	Strategy  Strategy
+	Storage   storage.Interface
+	// TTL, if set, gives each written object a time to live in seconds
+	// (events live for --event-ttl).
+	TTL func(obj runtime.Object) uint64
+	// ReturnDeletedObject makes DELETE answer with the deleted object rather
+	// than a Status, as kube does for pods and namespaces.
+	ReturnDeletedObject bool
+}
+
+// NewStore returns a Store.
+func NewStore(c StoreConfig) *Store {
+	if c.KeyPrefix == "" {
+		c.KeyPrefix = "/" + c.Resource.Resource
+	}
+	return &Store{
+		resource: c.Resource, kind: c.Kind, newFunc: c.New, newList: c.NewList,
+		keyPrefix: c.KeyPrefix, strategy: c.Strategy, storage: c.Storage, ttl: c.TTL,
+		returnsObj: c.ReturnDeletedObject,
+	}
+}
+
+var (
+	_ rest.Getter            = (*Store)(nil)
+	_ rest.Lister            = (*Store)(nil)
+	_ rest.Watcher           = (*Store)(nil)
+	_ rest.Creater           = (*Store)(nil)
+	_ rest.Updater           = (*Store)(nil)
+	_ rest.GracefulDeleter   = (*Store)(nil)
+	_ rest.CollectionDeleter = (*Store)(nil)
+	_ rest.Scoper            = (*Store)(nil)
+)
+
+// New returns an empty object of the resource.
+func (s *Store) New() runtime.Object { return s.newFunc() }
+
+// NewList returns an empty list of the resource.
+func (s *Store) NewList() runtime.Object { return s.newList() }
+
+// NamespaceScoped reports the strategy's scope.
+func (s *Store) NamespaceScoped() bool { return s.strategy.NamespaceScoped() }
+
+// Strategy returns the store's strategy.
+func (s *Store) Strategy() Strategy { return s.strategy }
+
+// Resource returns the group resource the store serves.
+func (s *Store) Resource() schema.GroupResource { return s.resource }
+
+// WithStrategy returns a store over the same storage with another strategy:
+// the status subresource's store is the main store with a status strategy.
+func (s *Store) WithStrategy(strategy Strategy) *Store {
+	c := *s
+	c.strategy = strategy
+	return &c
+}
+
+// collectionKey is the key prefix of the objects a request may see: the
+// request's namespace, or every namespace.
+func (s *Store) collectionKey(ctx context.Context) (string, error) {
+	ns := request.NamespaceFrom(ctx)
+	if !s.NamespaceScoped() || ns == "" {
+		return s.keyPrefix + "/", nil
+	}
+	if msgs := path.IsValidPathSegmentName(ns); len(msgs) > 0 {
+		return "", apierrors.NewBadRequest(fmt.Sprintf("Namespace parameter invalid: %q: %s", ns, strings.Join(msgs, ";")))
+	}
+	return s.keyPrefix + "/" + ns + "/", nil
+}
+
+// objectKey is the key of one object. Names and namespaces that could
+// escape the resource's prefix are refused here, before any storage access.
+func (s *Store) objectKey(ctx context.Context, name string) (string, error) {
+	if name == "" {
+		return "", apierrors.NewBadRequest("Name parameter required.")
+	}
+	if msgs := path.IsValidPathSegmentName(name); len(msgs) > 0 {
+		return "", apierrors.NewBadRequest(fmt.Sprintf("Name parameter invalid: %q: %s", name, strings.Join(msgs, ";")))
+	}
+	if !s.NamespaceScoped() {
+		return s.keyPrefix + "/" + name, nil
+	}
+	ns := request.NamespaceFrom(ctx)
+	if ns == "" {
+		return "", apierrors.NewBadRequest("Namespace parameter required.")
+	}
+	prefix, err := s.collectionKey(ctx)
+	if err != nil {
+		return "", err
+	}
+	return prefix + name, nil
+}
+
+// Get reads one object.
+func (s *Store) Get(ctx context.Context, name string, opts *metav1.GetOptions) (runtime.Object, error) {
+	key, err := s.objectKey(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	out := s.newFunc()
+	if err := s.storage.Get(ctx, key, storage.GetOptions{ResourceVersion: opts.ResourceVersion}, out); err != nil {
+		return nil, s.interpretError(err, name)
+	}
+	s.defaultObject(out)
+	return out, nil
+}
+
+// List lists the objects the options select.
+func (s *Store) List(ctx context.Context, opts *rest.ListOptions) (runtime.Object, error) {
+	key, err := s.collectionKey(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list := s.newList()
+	so := s.storageListOptions(opts)
+	if name, ok := exactName(opts.FieldSelector); ok {
+		// metadata.name=x is a single-key read, as in kube.
+		if key, err = s.objectKey(ctx, name); err != nil {
+			return nil, err
+		}
+		so.Recursive = false
+	}
+	if err := s.storage.GetList(ctx, key, so, list); err != nil {
+		return nil, s.interpretError(err, "")
+	}
+	if items, err := meta.ExtractList(list); err == nil {
+		for _, item := range items {
+			s.defaultObject(item)
+		}
+	}
+	return list, nil
+}
+
+// Watch watches the objects the options select.
+func (s *Store) Watch(ctx context.Context, opts *rest.ListOptions) (watch.Interface, error) {
+	key, err := s.collectionKey(ctx)
+	if err != nil {
+		return nil, err
+	}
+	so := s.storageListOptions(opts)
+	if name, ok := exactName(opts.FieldSelector); ok {
+		if key, err = s.objectKey(ctx, name); err != nil {
+			return nil, err
+		}
+		so.Recursive = false
+	}
+	w, err := s.storage.Watch(ctx, key, so)
+	if err != nil {
+		return nil, s.interpretError(err, "")
+	}
+	return w, nil
+}
+
+func (s *Store) storageListOptions(opts *rest.ListOptions) storage.ListOptions {
+	return storage.ListOptions{
+		ResourceVersion:      opts.ResourceVersion,
+		ResourceVersionMatch: storage.ResourceVersionMatch(opts.ResourceVersionMatch),
+		Recursive:            true,
+		ProgressNotify:       opts.AllowWatchBookmarks,
+		SendInitialEvents:    opts.SendInitialEvents,
+		Predicate: storage.SelectionPredicate{
+			Label: opts.LabelSelector, Field: opts.FieldSelector,
+			GetAttrs: s.attrs, Limit: opts.Limit, Continue: opts.Continue,
+		},
+	}
+}
+
+// attrs returns the labels and selectable fields of obj.
+func (s *Store) attrs(obj runtime.Object) (labels.Set, fields.Set, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	fs := ObjectMetaFields(m, s.NamespaceScoped())
+	if fsel, ok := s.strategy.(FieldSelectable); ok {
+		for k, v := range fsel.Fields(obj) {
+			fs[k] = v
+		}
+	}
+	return labels.Set(m.GetLabels()), fs, nil
+}
+
+// SupportedFields returns the field selector keys of the resource.
+func (s *Store) SupportedFields() fields.Set {
+	_, fs, _ := s.attrs(s.newFunc())
+	return fs
+}
+
+func (s *Store) defaultObject(obj runtime.Object) {
+	if d, ok := s.strategy.(Defaulter); ok {
+		d.Default(obj)
+	}
+}
+
+// ObjectMetaFields are the field selector fields every object has.
+func ObjectMetaFields(m metav1.Object, namespaced bool) fields.Set {
+	fs := fields.Set{"metadata.name": m.GetName()}
+	if namespaced {
+		fs["metadata.namespace"] = m.GetNamespace()
+	}
+	return fs
+}
+
+func exactName(sel fields.Selector) (string, bool) {
+	if sel == nil {
+		return "", false
+	}
+	return sel.RequiresExactMatch("metadata.name")
+}

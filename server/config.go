@@ -1,0 +1,132 @@
+// Package server is the generic API server: the handler chain, the routing
+// of API and non-API paths, delegation to the next server in the chain,
+// post-start and pre-shutdown hooks, health checks, TLS serving and
+// graceful shutdown. The aggregator, kube and CRD servers are each one of it.
+package server
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/authz"
+	"github.com/capstan-io/capstan/endpoints/discovery"
+)
+
+// Config is the configuration of one server of the chain. Fields are grouped
+// by what owns them; Complete fills defaults and checks what is required.
+type Config struct {
+	Serving        ServingConfig
+	Codecs         CodecConfig
+	Authentication authn.Authenticator
+	Authorization  authz.Authorizer
+	Admission      admission.Chain
+	Limits         LimitsConfig
+	// Loopback is the server's in-process client; its authenticator is
+	// added to Authentication.
+	Loopback *Loopback
+	// Discovery is shared by the servers of a chain.
+	Discovery *discovery.Registry
+	// HealthChecks run in /healthz, /livez and /readyz (etcd).
+	HealthChecks []HealthCheck
+	// ShutdownDelayDuration keeps serving after shutdown begins, with
+	// /readyz failing, so load balancers can drain.
+	ShutdownDelayDuration time.Duration
+	// DebugSocketPath, if set, serves pprof on a unix socket.
+	DebugSocketPath string
+	Version         version.Info
+	Logger          *slog.Logger
+}
+
+// ServingConfig is how the server listens.
+type ServingConfig struct {
+	Listener net.Listener
+	// Certificate returns the serving certificate (it may be reloaded).
+	Certificate func() (*tls.Certificate, error)
+	// ClientCAs verify client certificates; nil accepts none.
+	ClientCAs *x509.CertPool
+	// ExternalAddress is host:port as clients reach the server.
+	ExternalAddress string
+}
+
+// CodecConfig is the serializer of the server and the scheme behind it.
+type CodecConfig struct {
+	Serializer     runtime.NegotiatedSerializer
+	ParameterCodec runtime.ParameterCodec
+	Creater        runtime.ObjectCreater
+	Typer          runtime.ObjectTyper
+}
+
+// LimitsConfig bounds requests.
+type LimitsConfig struct {
+	RequestTimeout      time.Duration // 504 past it; default 60s
+	MinRequestTimeout   time.Duration // watches last 1-2 times this; default 1800s
+	MaxRequestBodyBytes int64         // 413 past it; default 3 MiB
+}
+
+// CompletedConfig is a Config that Complete has checked. Only a
+// CompletedConfig can make a server.
+type CompletedConfig struct {
+	*completedConfig
+}
+
+type completedConfig struct {
+	Config
+}
+
+// allowedMediaTypes are the media types a server may serve.
+var allowedMediaTypes = []string{runtime.ContentTypeJSON, runtime.ContentTypeYAML, runtime.ContentTypeProtobuf}
+
+// Complete fills defaults and checks that what New needs is there.
+func (c Config) Complete() (CompletedConfig, error) {
+	if c.Codecs.Serializer == nil {
+		return CompletedConfig{}, errors.New("server config has no serializer")
+	}
+	for _, info := range c.Codecs.Serializer.SupportedMediaTypes() {
+		if !contains(allowedMediaTypes, info.MediaType) {
+			return CompletedConfig{}, fmt.Errorf("refusing to serve media type %q (allowed media types are: %s)",
+				info.MediaType, strings.Join(allowedMediaTypes, ", "))
+		}
+	}
+	if c.Loopback == nil {
+		return CompletedConfig{}, errors.New("server config has no loopback client")
+	}
+	if c.Discovery == nil {
+		c.Discovery = discovery.NewRegistry()
+	}
+	if c.Authorization == nil {
+		c.Authorization = authz.AlwaysAllow
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Limits.RequestTimeout == 0 {
+		c.Limits.RequestTimeout = 60 * time.Second
+	}
+	if c.Limits.MinRequestTimeout == 0 {
+		c.Limits.MinRequestTimeout = 1800 * time.Second
+	}
+	if c.Limits.MaxRequestBodyBytes == 0 {
+		c.Limits.MaxRequestBodyBytes = 3 * 1024 * 1024
+	}
+	return CompletedConfig{&completedConfig{c}}, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

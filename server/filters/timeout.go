@@ -1,0 +1,128 @@
+package filters
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/capstan-io/capstan/endpoints/request"
+)
+
+// LongRunning reports whether a request may outlive the request timeout:
+// watches and streaming subresources.
+func LongRunning(info *request.Info) bool {
+	if info == nil {
+		return false
+	}
+	if info.Verb == "watch" {
+		return true
+	}
+	switch info.Subresource {
+	case "proxy", "log", "exec", "attach", "portforward":
+		return true
+	}
+	return false
+}
+
+// WithTimeout ends a request that runs past timeout with a 504 Status.
+// Writes pass straight through to the client; once the time is up the
+// handler's later writes are dropped, and a response already under way is
+// aborted rather than finished with a second status. Long-running requests
+// are not limited here.
+func WithTimeout(timeout time.Duration) Filter {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			info, _ := request.InfoFrom(r.Context())
+			if LongRunning(info) || timeout <= 0 {
+				h.ServeHTTP(w, r)
+				return
+			}
+			ctx, cancel := context.WithTimeout(r.Context(), timeout)
+			defer cancel()
+			tw := &timeoutWriter{w: w}
+			done := make(chan struct{})
+			panicked := make(chan any, 1)
+			go func() {
+				defer func() {
+					if p := recover(); p != nil {
+						panicked <- p
+					}
+					close(done)
+				}()
+				h.ServeHTTP(tw, r.WithContext(ctx))
+			}()
+			select {
+			case <-done:
+				select {
+				case p := <-panicked:
+					panic(p)
+				default:
+				}
+			case <-ctx.Done():
+				if tw.timeOut() {
+					panic(http.ErrAbortHandler)
+				}
+				writeStatus(w, http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
+					fmt.Sprintf("Timeout: request did not complete within the allotted timeout of %s", timeout))
+			}
+		})
+	}
+}
+
+// timeoutWriter passes writes through until the request times out.
+type timeoutWriter struct {
+	w        http.ResponseWriter
+	mu       sync.Mutex // guards the fields below
+	wrote    bool
+	timedOut bool
+}
+
+func (t *timeoutWriter) Header() http.Header {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.timedOut {
+		return http.Header{} // the timeout answer owns the real headers now
+	}
+	return t.w.Header()
+}
+
+func (t *timeoutWriter) WriteHeader(code int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.timedOut || t.wrote {
+		return
+	}
+	t.wrote = true
+	t.w.WriteHeader(code)
+}
+
+func (t *timeoutWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.timedOut {
+		return 0, http.ErrHandlerTimeout
+	}
+	t.wrote = true
+	return t.w.Write(p)
+}
+
+// Flush lets streaming handlers flush through the timeout writer.
+func (t *timeoutWriter) Flush() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if f, ok := t.w.(http.Flusher); ok && !t.timedOut {
+		f.Flush()
+	}
+}
+
+// timeOut stops further writes and reports whether a response had started.
+func (t *timeoutWriter) timeOut() (started bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.timedOut = true
+	return t.wrote
+}

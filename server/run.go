@@ -1,0 +1,189 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// PreparedServer is a server whose non-API paths are installed; only it
+// can Run.
+type PreparedServer struct {
+	*Server
+	shuttingDown atomic.Bool
+}
+
+// PrepareRun installs the health, version and root discovery paths on the
+// outermost server.
+func (s *Server) PrepareRun() *PreparedServer {
+	p := &PreparedServer{Server: s}
+	for _, kind := range []string{"healthz", "livez", "readyz"} {
+		h := serveChecks(kind, func() []HealthCheck { return p.checks(kind) })
+		s.Handle("/"+kind, h)
+		s.Handle("/"+kind+"/", h)
+	}
+	s.Handle("/version", http.HandlerFunc(p.serveVersion))
+	addr := s.config.Serving.ExternalAddress
+	s.Handle("/api", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.config.Discovery.ServeRoot(w, r, true, addr)
+	}))
+	s.Handle("/apis", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.config.Discovery.ServeRoot(w, r, false, addr)
+	}))
+	return p
+}
+
+// checks are the checks of /healthz, /livez or /readyz: ping, the
+// configured backends, every post-start hook of the chain, and for readyz
+// the shutdown state.
+func (p *PreparedServer) checks(kind string) []HealthCheck {
+	checks := []HealthCheck{PingCheck}
+	checks = append(checks, p.config.HealthChecks...)
+	for _, srv := range p.chain() {
+		srv.mu.Lock()
+		for _, h := range srv.postStart {
+			checks = append(checks, HealthCheck{Name: "poststarthook/" + h.name, Check: h.check.check})
+		}
+		srv.mu.Unlock()
+	}
+	if kind == "readyz" {
+		checks = append(checks, HealthCheck{Name: "shutdown", Check: func(*http.Request) error {
+			if p.shuttingDown.Load() {
+				return errors.New("process is shutting down")
+			}
+			return nil
+		}})
+	}
+	return checks
+}
+
+func (p *PreparedServer) serveVersion(w http.ResponseWriter, _ *http.Request) {
+	body, _ := json.MarshalIndent(p.config.Version, "", "  ")
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+// Run serves until ctx is done, then shuts down gracefully: /readyz fails
+// at once, requests are still served for ShutdownDelayDuration, pre-shutdown
+// hooks run, in-flight requests drain and watches end.
+func (p *PreparedServer) Run(ctx context.Context) error {
+	c := p.config
+	p.config.Loopback.SetHandler(p.Handler)
+	defer p.endWatches()
+	srv := &http.Server{
+		Handler:           p.Handler,
+		ReadHeaderTimeout: 32 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+		TLSConfig:         p.tlsConfig(),
+		ErrorLog:          nil,
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.ServeTLS(c.Serving.Listener, "", "") }()
+	if c.DebugSocketPath != "" {
+		stop, err := serveDebugSocket(c.DebugSocketPath)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	p.runPostStartHooks(ctx)
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	return p.shutdown(srv)
+}
+
+func (p *PreparedServer) shutdown(srv *http.Server) error {
+	c := p.config
+	p.shuttingDown.Store(true)
+	c.Logger.Info("shutting down", "delay", c.ShutdownDelayDuration)
+	time.Sleep(c.ShutdownDelayDuration)
+	p.runPreShutdownHooks()
+	drainCtx, cancel := context.WithTimeout(context.Background(), c.Limits.RequestTimeout+5*time.Second)
+	defer cancel()
+	// Watches never finish by themselves: end them once no new requests
+	// can arrive, so that Shutdown waits only for ordinary requests.
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		p.endWatches()
+	}()
+	if err := srv.Shutdown(drainCtx); err != nil {
+		return fmt.Errorf("draining requests: %w", err)
+	}
+	return nil
+}
+
+func (p *PreparedServer) tlsConfig() *tls.Config {
+	s := p.config.Serving
+	return &tls.Config{
+		MinVersion: tls.VersionTLS12,
+		NextProtos: []string{"h2", "http/1.1"},
+		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+			return s.Certificate()
+		},
+		// Client certificates are asked for and verified by the x509
+		// authenticator, so that other credentials work without one.
+		ClientAuth: tls.RequestClientCert,
+		ClientCAs:  s.ClientCAs,
+	}
+}
+
+func (p *PreparedServer) runPostStartHooks(ctx context.Context) {
+	hc := HookContext{Context: ctx, LoopbackClientConfig: p.LoopbackClientConfig()}
+	for _, srv := range p.chain() {
+		srv.mu.Lock()
+		hooks := append([]namedHook(nil), srv.postStart...)
+		srv.mu.Unlock()
+		for _, h := range hooks {
+			go func() {
+				err := h.fn(hc)
+				if err != nil {
+					p.config.Logger.Error("post-start hook failed", "hook", h.name, "err", err)
+				}
+				h.check.finish(err)
+			}()
+		}
+	}
+}
+
+func (p *PreparedServer) runPreShutdownHooks() {
+	hc := HookContext{Context: context.Background(), LoopbackClientConfig: p.LoopbackClientConfig()}
+	for _, srv := range p.chain() {
+		srv.mu.Lock()
+		hooks := append([]namedHook(nil), srv.preShutdown...)
+		srv.mu.Unlock()
+		for _, h := range hooks {
+			if err := h.fn(hc); err != nil {
+				p.config.Logger.Error("pre-shutdown hook failed", "hook", h.name, "err", err)
+			}
+		}
+	}
+}
+
+// serveDebugSocket serves pprof on a unix socket, as kube's debug socket.
+func serveDebugSocket(path string) (stop func(), err error) {
+	_ = os.Remove(path)
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("debug socket: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	return func() { _ = srv.Close(); _ = os.Remove(path) }, nil
+}

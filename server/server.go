@@ -1,0 +1,199 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/endpoints"
+	"github.com/capstan-io/capstan/endpoints/handlers"
+	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/server/filters"
+)
+
+// Server is one server of the chain. Requests it does not serve go to its
+// delegate; only the outermost server's handler chain faces clients.
+type Server struct {
+	name     string
+	config   *completedConfig
+	delegate *Server // nil for the empty delegate at the end of the chain
+	router   *endpoints.Router
+	mux      *http.ServeMux // non-API paths this server serves
+	groups   map[string]bool
+	notFound http.Handler // only the empty delegate has one
+
+	// watchStop ends long-running requests at shutdown.
+	watchStop  context.Context
+	endWatches context.CancelFunc
+
+	mu          sync.Mutex // guards the hooks
+	postStart   []namedHook
+	preShutdown []namedHook
+
+	// Handler is the full handler chain, for serving.
+	Handler http.Handler
+}
+
+// HookContext is what a post-start hook receives.
+type HookContext struct {
+	context.Context
+	// LoopbackClientConfig reaches this server's chain in-process as
+	// system:apiserver.
+	LoopbackClientConfig *rest.Config
+}
+
+// HookFunc is a post-start or pre-shutdown hook.
+type HookFunc func(ctx HookContext) error
+
+type namedHook struct {
+	name  string
+	fn    HookFunc
+	check *hookCheck
+}
+
+// NewEmptyDelegate is the end of a chain: it answers everything with h.
+func NewEmptyDelegate(h http.Handler) *Server {
+	return &Server{name: "empty", notFound: h}
+}
+
+// New builds a server named name whose unserved requests go to delegate.
+func (c CompletedConfig) New(name string, delegate *Server) (*Server, error) {
+	if delegate == nil {
+		return nil, fmt.Errorf("server %q needs a delegate", name)
+	}
+	s := &Server{
+		name: name, config: c.completedConfig, delegate: delegate,
+		router: endpoints.NewRouter(c.Codecs.Serializer), mux: http.NewServeMux(), groups: map[string]bool{},
+	}
+	s.watchStop, s.endWatches = context.WithCancel(context.Background())
+	s.Handler = s.buildHandlerChain(http.HandlerFunc(s.direct))
+	return s, nil
+}
+
+func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
+	c := s.config
+	auth := authn.Union(c.Loopback.Authenticator(), c.Authentication)
+	return filters.Chain(h,
+		filters.WithPanicRecovery(c.Logger),
+		filters.WithRequestInfo(request.NewParser()),
+		filters.WithLongRunningStop(s.watchStop),
+		filters.WithTimeout(c.Limits.RequestTimeout),
+		filters.WithAuthentication(auth, c.Logger),
+		filters.WithAuthorization(c.Authorization, c.Logger),
+	)
+}
+
+// UnprotectedHandler serves a request that the outer server's filters have
+// already authenticated and authorized.
+func (s *Server) UnprotectedHandler() http.Handler {
+	if s.notFound != nil {
+		return s.notFound
+	}
+	return http.HandlerFunc(s.direct)
+}
+
+// direct routes a request: API paths of this server's groups to the
+// router, registered non-API paths to the mux, the rest to the delegate.
+func (s *Server) direct(w http.ResponseWriter, r *http.Request) {
+	info, _ := request.InfoFrom(r.Context())
+	switch {
+	case info != nil && s.router.Serves(info):
+		s.router.ServeHTTP(w, r)
+	case info != nil && s.servesDiscovery(w, r, info):
+	case s.muxServes(r):
+		s.mux.ServeHTTP(w, r)
+	default:
+		s.delegate.UnprotectedHandler().ServeHTTP(w, r)
+	}
+}
+
+func (s *Server) muxServes(r *http.Request) bool {
+	_, pattern := s.mux.Handler(r)
+	return pattern != ""
+}
+
+// servesDiscovery serves /apis/<group>[/<version>] and /api/v1 for the
+// groups this server owns.
+func (s *Server) servesDiscovery(w http.ResponseWriter, r *http.Request, info *request.Info) bool {
+	if info.IsResourceRequest || r.Method != http.MethodGet {
+		return false
+	}
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	reg := s.config.Discovery
+	switch {
+	case len(parts) == 2 && parts[0] == "api" && s.groups[""]:
+		return reg.ServeVersion(w, r, "", parts[1])
+	case len(parts) == 2 && parts[0] == "apis" && s.groups[parts[1]]:
+		return reg.ServeGroup(w, r, parts[1])
+	case len(parts) == 3 && parts[0] == "apis" && s.groups[parts[1]]:
+		return reg.ServeVersion(w, r, parts[1], parts[2])
+	}
+	return false
+}
+
+// InstallAPIGroup serves the resources of g and adds it to discovery.
+func (s *Server) InstallAPIGroup(g endpoints.APIGroup) error {
+	c := s.config
+	installer := &endpoints.Config{
+		Serializer: c.Codecs.Serializer, ParameterCodec: c.Codecs.ParameterCodec,
+		Creater: c.Codecs.Creater, Typer: c.Codecs.Typer, Admission: &c.Admission,
+		MaxRequestBodyBytes: c.Limits.MaxRequestBodyBytes, MinRequestTimeout: c.Limits.MinRequestTimeout,
+		Logger: c.Logger,
+	}
+	scopes, dg, err := installer.Install(g)
+	if err != nil {
+		return fmt.Errorf("installing API group %q: %w", g.Name, err)
+	}
+	s.router.Add(g.Name, scopes)
+	s.groups[g.Name] = true
+	c.Discovery.Set(dg)
+	return nil
+}
+
+// Handle serves a non-API path (or a subtree, with a trailing slash).
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// LoopbackClientConfig is the in-process client config of the chain.
+func (s *Server) LoopbackClientConfig() *rest.Config { return s.config.Loopback.Config() }
+
+// AddPostStartHook runs fn once the server serves. Until fn returns nil,
+// /readyz fails its poststarthook/<name> check.
+func (s *Server) AddPostStartHook(name string, fn HookFunc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.postStart = append(s.postStart, namedHook{name: name, fn: fn, check: &hookCheck{}})
+}
+
+// AddPreShutdownHook runs fn when shutdown begins, before requests drain.
+func (s *Server) AddPreShutdownHook(name string, fn HookFunc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.preShutdown = append(s.preShutdown, namedHook{name: name, fn: fn})
+}
+
+// chain returns the servers from this one to the last real delegate.
+func (s *Server) chain() []*Server {
+	var out []*Server
+	for cur := s; cur != nil && cur.config != nil; cur = cur.delegate {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// writeNotFound answers a path nothing serves.
+func WriteNotFound(c CompletedConfig) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handlers.WriteStatus(w, r, c.Codecs.Serializer, handlers.ErrorToStatus(endpoints.NotFoundError(), nil))
+	})
+}
+
+// AddAdmissionPlugin appends a plugin to the admission chain shared by the
+// servers built from this server's config. Call it before Run.
+func (s *Server) AddAdmissionPlugin(p any) {
+	s.config.Admission = append(s.config.Admission, p)
+}
