@@ -65,4 +65,3 @@ func printUsage(out io.Writer, c *Config) {
 	}
 	fmt.Fprintf(out, "\ncapstan is serving at %s\n\n  export KUBECONFIG=%s\n  kubectl get namespaces\n\n", c.URL, c.Kubeconfig)
 }
-

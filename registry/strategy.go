@@ -74,3 +74,10 @@ type NameValidator interface {
 type Canonicalizer interface {
 	Canonicalize(obj runtime.Object)
 }
+
+// UnconditionalUpdater is implemented by strategies that decide whether an
+// update without metadata.resourceVersion is allowed; without it, it is.
+// Leases refuse it, so that two holders cannot both take one.
+type UnconditionalUpdater interface {
+	AllowUnconditionalUpdate() bool
+}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/storage"
@@ -115,7 +116,12 @@ func (u *updateAttempt) update(ctx context.Context, existing runtime.Object, exi
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	if rv := m.GetResourceVersion(); rv != "" {
+	rv := m.GetResourceVersion()
+	if rv == "" && !u.s.allowUnconditionalUpdate() {
+		return nil, u.s.invalid(obj, u.name, field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), rv, "must be specified for an update")})
+	}
+	if rv != "" {
 		n, err := strconv.ParseUint(rv, 10, 64)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", rv))
@@ -157,6 +163,11 @@ func (u *updateAttempt) dryRun(ctx context.Context, key string) (runtime.Object,
 		return nil, false, u.s.interpretError(err, u.name)
 	}
 	return obj, u.created, nil
+}
+
+func (s *Store) allowUnconditionalUpdate() bool {
+	u, ok := s.strategy.(UnconditionalUpdater)
+	return !ok || u.AllowUnconditionalUpdate()
 }
 
 func (s *Store) allowCreateOnUpdate() bool {

@@ -91,4 +91,3 @@ func serve(w http.ResponseWriter, req *http.Request, contentType string, doc enc
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(doc.body)
 }
-

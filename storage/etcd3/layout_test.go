@@ -154,7 +154,8 @@ func TestWatchesLeaveNoGoroutines(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for runtime.NumGoroutine() > before+2 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines after stopping the watches, %d before", runtime.NumGoroutine(), before)
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines after stopping the watches, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -1,0 +1,134 @@
+package testkit
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/capstan-io/capstan/app"
+)
+
+// Server is a capstan started in-process for a test, with its own data dir
+// and embedded etcd, on a free loopback port.
+type Server struct {
+	DataDir    string
+	Kubeconfig string
+	URL        string
+	// Config is the admin's client config.
+	Config *rest.Config
+
+	flags  []string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// StartServer starts capstan with the given extra flags and waits until
+// /readyz passes. It is stopped when the test ends.
+func StartServer(t testing.TB, flags ...string) *Server {
+	t.Helper()
+	s := &Server{DataDir: t.TempDir(), flags: flags}
+	s.start(t)
+	t.Cleanup(func() { s.Stop(t) })
+	return s
+}
+
+func (s *Server) start(t testing.TB) {
+	t.Helper()
+	o := app.NewOptions()
+	fs := pflag.NewFlagSet("capstan", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	args := append([]string{"--data-dir", s.DataDir, "--secure-port", "0", "--bind-address", "127.0.0.1", "--unsafe-no-fsync"}, s.flags...)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("capstan flags: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel, s.done = cancel, make(chan error, 1)
+	ready := make(chan *app.Config, 1)
+	var out io.Writer = io.Discard
+	if os.Getenv("CAPSTAN_TEST_LOG") != "" {
+		out = os.Stderr
+	}
+	go func() { s.done <- app.Run(ctx, o, out, func(c *app.Config) { ready <- c }) }()
+	select {
+	case c := <-ready:
+		s.Kubeconfig, s.URL = c.Kubeconfig, c.URL
+	case err := <-s.done:
+		t.Fatalf("capstan did not start: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("capstan did not start within a minute")
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	if err != nil {
+		t.Fatalf("admin kubeconfig: %v", err)
+	}
+	s.Config = cfg
+	s.waitReady(t)
+}
+
+// waitReady polls /readyz until it passes.
+func (s *Server) waitReady(t testing.TB) {
+	t.Helper()
+	client := s.Client(t)
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("capstan never became ready: %v", err)
+	}
+}
+
+// Client returns a clientset for the admin.
+func (s *Server) Client(t testing.TB) kubernetes.Interface {
+	t.Helper()
+	c, err := kubernetes.NewForConfig(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Stop shuts the server down and waits for it. Stopping twice is harmless.
+func (s *Server) Stop(t testing.TB) {
+	t.Helper()
+	if s.cancel == nil {
+		return
+	}
+	s.cancel()
+	s.cancel = nil
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Errorf("capstan stopped with an error: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Error("capstan did not stop within a minute")
+	}
+}
+
+// Restart stops the server and starts it again on the same data dir.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Stop(t)
+	s.start(t)
+}
+
+// FreePort returns a free loopback TCP port.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
