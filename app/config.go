@@ -143,6 +143,10 @@ func clientHost(o *Options) string {
 	return "127.0.0.1"
 }
 
+// EtcdClient is the client of the etcd capstan stores in, for tests and
+// tools that need to reach below the API (to force a compaction, say).
+func (c *Config) EtcdClient() *clientv3.Client { return c.etcdClient }
+
 // Close releases etcd and the listener.
 func (c *Config) Close() {
 	for i := len(c.closers) - 1; i >= 0; i-- {

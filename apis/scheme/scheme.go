@@ -28,6 +28,8 @@ func init() {
 	// Options types (ListOptions, GetOptions, DeleteOptions...) are decoded
 	// from query parameters and bodies in every group version.
 	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
+	// Clients send DeleteOptions and other options as meta.k8s.io/v1.
+	metav1.AddToGroupVersion(Scheme, metav1.SchemeGroupVersion)
 	utilruntime.Must(metav1.AddMetaToScheme(Scheme))
 	// events.k8s.io/v1 Events are stored as core/v1 Events.
 	utilruntime.Must(events.AddConversionFuncs(Scheme))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -29,6 +30,7 @@ type Server struct {
 	flags  []string
 	cancel context.CancelFunc
 	done   chan error
+	etcd   *clientv3.Client
 }
 
 // StartServer starts capstan with the given extra flags and waits until
@@ -60,7 +62,7 @@ func (s *Server) start(t testing.TB) {
 	go func() { s.done <- app.Run(ctx, o, out, func(c *app.Config) { ready <- c }) }()
 	select {
 	case c := <-ready:
-		s.Kubeconfig, s.URL = c.Kubeconfig, c.URL
+		s.Kubeconfig, s.URL, s.etcd = c.Kubeconfig, c.URL, c.EtcdClient()
 	case err := <-s.done:
 		t.Fatalf("capstan did not start: %v", err)
 	case <-time.After(time.Minute):
@@ -120,6 +122,24 @@ func (s *Server) Restart(t testing.TB) {
 	t.Helper()
 	s.Stop(t)
 	s.start(t)
+}
+
+// CompactEtcd compacts the server's etcd up to its current revision, as the
+// compactor would after an interval, and returns that revision: every
+// resourceVersion older than it is gone.
+func (s *Server) CompactEtcd(t testing.TB) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := s.etcd.Get(ctx, "compact-probe", clientv3.WithCountOnly())
+	if err != nil {
+		t.Fatalf("reading etcd's revision: %v", err)
+	}
+	rev := resp.Header.Revision
+	if _, err := s.etcd.Compact(ctx, rev, clientv3.WithCompactPhysical()); err != nil {
+		t.Fatalf("compacting etcd to %d: %v", rev, err)
+	}
+	return rev
 }
 
 // FreePort returns a free loopback TCP port.
