@@ -13,16 +13,36 @@ import (
 
 // Output shapes a client may ask for with the "as" media type parameter.
 const (
-	asObject = ""
-	asTable  = "Table"
+	asObject       = ""
+	asTable        = "Table"
+	asMetadata     = "PartialObjectMetadata"
+	asMetadataList = "PartialObjectMetadataList"
 )
 
 // output is the negotiated form of a response.
 type output struct {
 	info runtime.SerializerInfo
-	as   string // asObject or asTable
-	// tableVersion is meta.k8s.io's version of the Table: v1 or v1beta1.
-	tableVersion string
+	as   string // one of the as... constants
+	// version is meta.k8s.io's version of a Table or metadata: v1 or v1beta1.
+	version string
+}
+
+// shapes tells which "as" shapes an answer may take.
+type shapes struct {
+	table, metadata, metadataList bool
+}
+
+// allows reports whether the shape named by as is allowed.
+func (s shapes) allows(as string) bool {
+	switch as {
+	case asTable:
+		return s.table
+	case asMetadata:
+		return s.metadata
+	case asMetadataList:
+		return s.metadataList
+	}
+	return false
 }
 
 // acceptEntry is one media range of an Accept header.
@@ -58,8 +78,8 @@ func parseAccept(header string) []acceptEntry {
 }
 
 // negotiateOutput picks the serializer and shape of a response from the
-// Accept header. tables reports whether the endpoint can answer as a Table.
-func negotiateOutput(r *http.Request, ns runtime.NegotiatedSerializer, tables bool) (output, error) {
+// Accept header, among the shapes allowed.
+func negotiateOutput(r *http.Request, ns runtime.NegotiatedSerializer, allowed shapes) (output, error) {
 	infos := ns.SupportedMediaTypes()
 	header := r.Header.Get("Accept")
 	if header == "" {
@@ -75,11 +95,11 @@ func negotiateOutput(r *http.Request, ns runtime.NegotiatedSerializer, tables bo
 		}
 		o := output{info: info}
 		if as, ok := e.params["as"]; ok {
-			if as != asTable || !tables || e.params["g"] != "meta.k8s.io" ||
+			if !allowed.allows(as) || e.params["g"] != "meta.k8s.io" ||
 				(e.params["v"] != "v1" && e.params["v"] != "v1beta1") {
 				continue
 			}
-			o.as, o.tableVersion = asTable, e.params["v"]
+			o.as, o.version = as, e.params["v"]
 		}
 		return o, nil
 	}

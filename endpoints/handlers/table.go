@@ -10,7 +10,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-func (s *Scope) tables() bool { return s.Subresource == "" || s.Subresource == "status" }
+// shapesFor are the shapes an answer of obj may take: tables and metadata
+// for the objects of a resource, the list shapes for lists.
+func (s *Scope) shapesFor(obj runtime.Object) shapes {
+	if s.Subresource != "" && s.Subresource != "status" {
+		return shapes{}
+	}
+	if meta.IsListType(obj) {
+		return shapes{table: true, metadataList: true}
+	}
+	return shapes{table: true, metadata: true}
+}
 
 // toTable converts obj (an object or a list) into a Table, with each row's
 // object as includeObject asks (Metadata by default).
@@ -106,24 +116,11 @@ func (s *Scope) rowObject(obj runtime.Object, include metav1.IncludeObjectPolicy
 		obj.GetObjectKind().SetGroupVersionKind(s.Kind)
 		return runtime.RawExtension{Object: obj}
 	case metav1.IncludeMetadata:
-		m, err := meta.Accessor(obj)
+		pom, err := partialMetadata(obj, "v1")
 		if err != nil {
 			return runtime.RawExtension{}
 		}
-		pom := &metav1.PartialObjectMetadata{ObjectMeta: *metaOf(m)}
-		pom.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata"))
 		return runtime.RawExtension{Object: pom}
 	}
 	return runtime.RawExtension{}
-}
-
-func metaOf(m metav1.Object) *metav1.ObjectMeta {
-	return &metav1.ObjectMeta{
-		Name: m.GetName(), GenerateName: m.GetGenerateName(), Namespace: m.GetNamespace(),
-		UID: m.GetUID(), ResourceVersion: m.GetResourceVersion(), Generation: m.GetGeneration(),
-		CreationTimestamp: m.GetCreationTimestamp(), DeletionTimestamp: m.GetDeletionTimestamp(),
-		DeletionGracePeriodSeconds: m.GetDeletionGracePeriodSeconds(), Labels: m.GetLabels(),
-		Annotations: m.GetAnnotations(), OwnerReferences: m.GetOwnerReferences(),
-		Finalizers: m.GetFinalizers(), ManagedFields: m.GetManagedFields(),
-	}
 }

@@ -23,7 +23,7 @@ func (s *Scope) serveWatch(w http.ResponseWriter, r *http.Request, opts *rest.Li
 		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "watch"))
 		return
 	}
-	out, err := negotiateOutput(r, s.Serializer, s.tables())
+	out, err := negotiateOutput(r, s.Serializer, s.shapesFor(s.Storage.New()))
 	if err == nil && out.info.StreamSerializer == nil {
 		err = notAcceptable(s.Serializer.SupportedMediaTypes())
 	}
@@ -79,8 +79,8 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 				return
 			}
 			obj := ev.Object
-			if out.as == asTable && ev.Type != watch.Error && ev.Type != watch.Bookmark {
-				t, err := s.toTable(r, obj, out.tableVersion)
+			if ev.Type != watch.Error {
+				t, err := s.transform(r, obj, out)
 				if err != nil {
 					obj = ErrorToStatus(err, s.Logger)
 				} else {

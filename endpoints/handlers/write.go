@@ -18,16 +18,14 @@ const gzipThreshold = 128 * 1024
 
 // writeObject negotiates the response form and writes obj with code.
 func (s *Scope) writeObject(w http.ResponseWriter, r *http.Request, code int, obj runtime.Object) {
-	out, err := negotiateOutput(r, s.Serializer, s.tables())
+	out, err := negotiateOutput(r, s.Serializer, s.shapesFor(obj))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if out.as == asTable {
-		if obj, err = s.toTable(r, obj, out.tableVersion); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
+	if obj, err = s.transform(r, obj, out); err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	s.encode(w, r, code, out.info, obj)
 }
@@ -40,7 +38,7 @@ func (s *Scope) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // WriteStatus writes status with its code, in the media type the request
 // accepts (JSON if it accepts none that is served).
 func WriteStatus(w http.ResponseWriter, r *http.Request, ns runtime.NegotiatedSerializer, status *metav1.Status) {
-	out, err := negotiateOutput(r, ns, false)
+	out, err := negotiateOutput(r, ns, shapes{})
 	if err != nil {
 		out.info, _ = runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
 	}
