@@ -113,6 +113,8 @@ func verbs(s rest.Storage) []string {
 		}
 	}
 	_, creater := s.(rest.Creater)
+	_, namedCreater := s.(rest.NamedCreater)
+	creater = creater || namedCreater
 	_, deleter := s.(rest.GracefulDeleter)
 	_, collection := s.(rest.CollectionDeleter)
 	_, getter := s.(rest.Getter)

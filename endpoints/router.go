@@ -80,8 +80,8 @@ func dispatch(s *handlers.Scope, w http.ResponseWriter, r *http.Request, info *r
 	switch {
 	case info.Name == "" && (info.Verb == "list" || info.Verb == "watch"):
 		s.List(w, r, info.Verb == "watch")
-	case info.Name == "" && info.Verb == "create":
-		s.Create(w, r)
+	case info.Verb == "create" && (info.Name == "" || info.Subresource != ""):
+		s.Create(w, r, info.Name)
 	case info.Name == "" && info.Verb == "deletecollection":
 		s.DeleteCollection(w, r)
 	case info.Name != "" && info.Verb == "get":

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -43,8 +44,9 @@ func (s *Store) Delete(ctx context.Context, name string, validate rest.ValidateO
 			return nil, false, err
 		}
 	}
-	if s.holds(existing.DeepCopyObject()) {
-		return s.markForDeletion(ctx, key, name, existing, pre, opts)
+	grace := s.gracePeriod(ctx, existing, opts)
+	if grace > 0 || s.holds(existing.DeepCopyObject()) {
+		return s.markForDeletion(ctx, key, name, existing, pre, opts, grace)
 	}
 	if isDryRun(opts.DryRun) {
 		return s.deleteResult(existing), true, nil
@@ -71,18 +73,19 @@ func (s *Store) holds(obj runtime.Object) bool {
 
 // markForDeletion sets deletionTimestamp on an object that finalizers hold.
 // An object already marked is returned as it is.
+// A graceful deletion sets deletionTimestamp grace seconds ahead; a later
+// delete may shorten the grace period but never lengthen it.
 func (s *Store) markForDeletion(ctx context.Context, key, name string, existing runtime.Object,
-	pre *storage.Preconditions, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	pre *storage.Preconditions, opts *metav1.DeleteOptions, grace int64) (runtime.Object, bool, error) {
 	mark := func(obj runtime.Object, _ storage.ResponseMeta) (runtime.Object, *uint64, error) {
 		m, err := meta.Accessor(obj)
 		if err != nil {
 			return nil, nil, err
 		}
-		if m.GetDeletionTimestamp() == nil {
-			now := metav1.Now()
-			zero := int64(0)
-			m.SetDeletionTimestamp(&now)
-			m.SetDeletionGracePeriodSeconds(&zero)
+		if old := m.GetDeletionGracePeriodSeconds(); m.GetDeletionTimestamp() == nil || (old != nil && grace < *old) {
+			at := metav1.NewTime(metav1.Now().Add(time.Duration(grace) * time.Second))
+			m.SetDeletionTimestamp(&at)
+			m.SetDeletionGracePeriodSeconds(&grace)
 		}
 		if h, ok := s.strategy.(DeletionHolder); ok {
 			h.HoldForDeletion(obj)
@@ -98,6 +101,21 @@ func (s *Store) markForDeletion(ctx context.Context, key, name string, existing 
 		return nil, false, s.interpretError(err, name)
 	}
 	return out, false, nil
+}
+
+// GracefulDeleter is implemented by strategies of resources deleted after
+// a grace period (pods). It returns the grace period in seconds the object
+// gets, from the options or the object; 0 deletes at once.
+type GracefulDeleter interface {
+	GracePeriod(ctx context.Context, obj runtime.Object, opts *metav1.DeleteOptions) int64
+}
+
+func (s *Store) gracePeriod(ctx context.Context, obj runtime.Object, opts *metav1.DeleteOptions) int64 {
+	g, ok := s.strategy.(GracefulDeleter)
+	if !ok {
+		return 0
+	}
+	return g.GracePeriod(ctx, obj, opts)
 }
 
 // deleteResult is what DELETE answers: the object for resources that return

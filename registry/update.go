@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capstan-io/capstan/registry/rest"
@@ -117,11 +118,16 @@ func (u *updateAttempt) update(ctx context.Context, existing runtime.Object, exi
 		return nil, apierrors.NewInternalError(err)
 	}
 	rv := m.GetResourceVersion()
-	if rv == "" && !u.s.allowUnconditionalUpdate() {
-		return nil, u.s.invalid(obj, u.name, field.ErrorList{
-			field.Invalid(field.NewPath("metadata", "resourceVersion"), rv, "must be specified for an update")})
-	}
-	if rv != "" {
+	switch {
+	case rv == "" && !u.s.allowUnconditionalUpdate():
+		// kube names the resource, not the kind, in this one message.
+		gk := schema.GroupKind{Group: u.s.resource.Group, Kind: u.s.resource.Resource}
+		return nil, apierrors.NewInvalid(gk, u.name, field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update")})
+	case rv == "":
+		// An unconditional update applies to the current object.
+		m.SetResourceVersion(strconv.FormatUint(existingRV, 10))
+	default:
 		n, err := strconv.ParseUint(rv, 10, 64)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", rv))

@@ -1,20 +1,23 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/registry/rest"
 )
 
-// Create serves POST to a collection.
-func (s *Scope) Create(w http.ResponseWriter, r *http.Request) {
-	creater, ok := s.Storage.(rest.Creater)
+// Create serves POST to a collection, or to a subresource of a named
+// object (pods/x/binding) when name is set.
+func (s *Scope) Create(w http.ResponseWriter, r *http.Request, name string) {
+	create, ok := s.creater(name)
 	if !ok {
 		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "create"))
 		return
@@ -40,16 +43,37 @@ func (s *Scope) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	dryRun := len(opts.DryRun) > 0
-	if err := s.mutate(ctx, admission.Create, "", obj, nil, dryRun); err != nil {
+	if err := s.mutate(ctx, admission.Create, name, obj, nil, dryRun); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	out, err := creater.Create(ctx, obj, s.createValidation(dryRun), opts)
+	out, err := create(ctx, obj, s.createValidation(dryRun), opts)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	s.writeObject(w, r, http.StatusCreated, out)
+}
+
+type createFunc func(ctx context.Context, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error)
+
+// creater returns the storage's create for a collection (name empty) or a
+// named object's subresource.
+func (s *Scope) creater(name string) (createFunc, bool) {
+	if name == "" {
+		c, ok := s.Storage.(rest.Creater)
+		if !ok {
+			return nil, false
+		}
+		return c.Create, true
+	}
+	c, ok := s.Storage.(rest.NamedCreater)
+	if !ok {
+		return nil, false
+	}
+	return func(ctx context.Context, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
+		return c.Create(ctx, name, obj, validate, opts)
+	}, true
 }
 
 var dryRunValues = sets.New(metav1.DryRunAll)

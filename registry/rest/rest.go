@@ -107,3 +107,9 @@ type ListOptions struct {
 type TableConvertor interface {
 	ConvertToTable(ctx context.Context, obj runtime.Object, opts *metav1.TableOptions) (*metav1.Table, error)
 }
+
+// NamedCreater creates through a subresource of a named object, such as
+// pods/binding and pods/eviction: POST to .../pods/<name>/binding.
+type NamedCreater interface {
+	Create(ctx context.Context, name string, obj runtime.Object, validate ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error)
+}
