@@ -29,6 +29,9 @@ type Resource struct {
 	Name    string
 	Kind    string
 	Storage rest.Storage
+	// KindGroupVersion is the group version of Kind when it is not the
+	// served one: a scale subresource takes and returns autoscaling/v1 Scale.
+	KindGroupVersion *schema.GroupVersion
 
 	ShortNames   []string
 	Categories   []string
@@ -94,8 +97,12 @@ func (c *Config) scope(gv schema.GroupVersion, r Resource) (*handlers.Scope, err
 	if !ok {
 		return nil, fmt.Errorf("storage of %s/%s does not tell its scope", gv, r.Name)
 	}
+	kind := gv.WithKind(r.Kind)
+	if r.KindGroupVersion != nil {
+		kind = r.KindGroupVersion.WithKind(r.Kind)
+	}
 	return &handlers.Scope{
-		Resource: gv.WithResource(resource), Subresource: sub, Kind: gv.WithKind(r.Kind),
+		Resource: gv.WithResource(resource), Subresource: sub, Kind: kind,
 		Namespaced: scoper.NamespaceScoped(), Storage: r.Storage,
 		Serializer: c.Serializer, ParameterCodec: c.ParameterCodec, Creater: c.Creater, Typer: c.Typer,
 		Defaulter: r.Defaulter, Table: r.Table, SupportedFields: r.SupportedFields,
@@ -136,6 +143,9 @@ func apiResource(gv schema.GroupVersion, r Resource) metav1.APIResource {
 	ar := metav1.APIResource{
 		Name: r.Name, Namespaced: scoper.NamespaceScoped(), Kind: r.Kind, Verbs: verbs(r.Storage),
 		ShortNames: r.ShortNames, Categories: r.Categories,
+	}
+	if r.KindGroupVersion != nil {
+		ar.Group, ar.Version = r.KindGroupVersion.Group, r.KindGroupVersion.Version
 	}
 	if strings.Contains(r.Name, "/") {
 		return ar
