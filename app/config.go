@@ -13,6 +13,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/capstan-io/capstan/apis/scheme"
 	"github.com/capstan-io/capstan/authn"
@@ -21,6 +22,7 @@ import (
 	"github.com/capstan-io/capstan/pki"
 	"github.com/capstan-io/capstan/server"
 	"github.com/capstan-io/capstan/storage/embedded"
+	"github.com/capstan-io/capstan/storage/etcd3"
 )
 
 // Config is what Options resolve to: storage, certificates, a listener and
@@ -53,6 +55,9 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	if c.etcdClient, err = c.connectEtcd(ctx, o); err != nil {
+		return nil, err
+	}
+	if err := c.startCompactor(ctx); err != nil {
 		return nil, err
 	}
 	certs, err := pki.EnsureServing(pki.ServingOptions{
@@ -99,6 +104,7 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x5
 		},
 		Codecs: server.CodecConfig{
 			Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme,
+			Convertor: scheme.Scheme, TypeConverter: managedfields.NewDeducedTypeConverter(),
 		},
 		Authentication: auth,
 		Loopback:       server.NewLoopback(),
@@ -162,6 +168,23 @@ func ignoreClosed(err error) error {
 		return nil
 	}
 	return err
+}
+
+// startCompactor compacts etcd history older than five minutes, as
+// kube-apiserver does; several servers on one etcd take turns.
+func (c *Config) startCompactor(ctx context.Context) error {
+	compactor, err := etcd3.NewCompactor(etcd3.CompactorConfig{Client: c.etcdClient, Logger: c.Logger})
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		compactor.Run(cctx)
+	}()
+	c.closers = append(c.closers, func() error { cancel(); <-done; return nil })
+	return nil
 }
 
 // connectEtcd starts the embedded etcd, or connects to --etcd-servers.

@@ -58,9 +58,10 @@ func (f *StorageFactory) build(gv schema.GroupVersion, spec resourceSpec) (*regi
 	}
 	out := []endpoints.Resource{main}
 	if spec.status != nil {
+		out[0].ResetFields = []string{"status"}
 		out = append(out, endpoints.Resource{
 			Name: spec.name + "/status", Kind: spec.kind, Storage: store.Subresource(spec.status),
-			Defaulter: defaulter(spec.strategy),
+			Defaulter: defaulter(spec.strategy), ResetFields: []string{"spec"},
 		})
 	}
 	return store, out, nil

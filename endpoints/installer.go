@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/endpoints/discovery"
@@ -43,6 +45,13 @@ type Resource struct {
 	Table           rest.TableConvertor
 	Defaulter       func(obj runtime.Object)
 	SupportedFields fields.Set
+	// ResetFields are the top-level fields this endpoint never changes and
+	// whose ownership it therefore never records: "status" for a resource
+	// with a status subresource, "spec" for the status subresource.
+	ResetFields []string
+	// NoFieldManager leaves managed fields alone (subresources such as
+	// scale whose object is not the stored one).
+	NoFieldManager bool
 }
 
 // GroupVersion is one served version of a group and its resources.
@@ -65,6 +74,10 @@ type Config struct {
 	Creater             runtime.ObjectCreater
 	Typer               runtime.ObjectTyper
 	Admission           *admission.Chain
+	// TypeConverter gives the structured-merge-diff type of each kind, for
+	// managed fields and server-side apply; nil disables both.
+	TypeConverter managedfields.TypeConverter
+	Convertor     runtime.ObjectConvertor
 	MaxRequestBodyBytes int64
 	MinRequestTimeout   time.Duration
 	Logger              *slog.Logger
@@ -101,7 +114,12 @@ func (c *Config) scope(gv schema.GroupVersion, r Resource) (*handlers.Scope, err
 	if r.KindGroupVersion != nil {
 		kind = r.KindGroupVersion.WithKind(r.Kind)
 	}
+	fm, err := c.fieldManager(kind, sub, r)
+	if err != nil {
+		return nil, fmt.Errorf("%s/%s: %w", gv, r.Name, err)
+	}
 	return &handlers.Scope{
+		FieldManager: fm,
 		Resource: gv.WithResource(resource), Subresource: sub, Kind: kind,
 		Namespaced: scoper.NamespaceScoped(), Storage: r.Storage,
 		Serializer: c.Serializer, ParameterCodec: c.ParameterCodec, Creater: c.Creater, Typer: c.Typer,
@@ -109,6 +127,34 @@ func (c *Config) scope(gv schema.GroupVersion, r Resource) (*handlers.Scope, err
 		Admission: c.Admission, MaxRequestBodyBytes: c.MaxRequestBodyBytes,
 		MinRequestTimeout: c.MinRequestTimeout, Logger: c.Logger,
 	}, nil
+}
+
+// fieldManager builds the managed-fields tracker of one endpoint.
+func (c *Config) fieldManager(kind schema.GroupVersionKind, sub string, r Resource) (*managedfields.FieldManager, error) {
+	if c.TypeConverter == nil || r.NoFieldManager {
+		return nil, nil
+	}
+	var reset map[fieldpath.APIVersion]fieldpath.Filter
+	if len(r.ResetFields) > 0 {
+		set := fieldpath.NewSet()
+		for _, f := range r.ResetFields {
+			set.Insert(fieldpath.MakePathOrDie(f))
+		}
+		reset = map[fieldpath.APIVersion]fieldpath.Filter{
+			fieldpath.APIVersion(kind.GroupVersion().String()): fieldpath.NewExcludeSetFilter(set),
+		}
+	}
+	return managedfields.NewDefaultFieldManager(c.TypeConverter, c.Convertor, defaulterFunc(r.Defaulter),
+		c.Creater, kind, kind.GroupVersion(), sub, reset)
+}
+
+// defaulterFunc adapts a defaulting function to runtime.ObjectDefaulter.
+type defaulterFunc func(obj runtime.Object)
+
+func (f defaulterFunc) Default(obj runtime.Object) {
+	if f != nil {
+		f(obj)
+	}
 }
 
 // verbs lists the verbs a storage serves, discovered from its capabilities.

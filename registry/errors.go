@@ -35,11 +35,13 @@ func (s *Store) interpretError(err error, name string) error {
 	case errors.Is(err, storage.ErrPrecondition):
 		return apierrors.NewConflict(s.resource, name, errors.New(detail))
 	case errors.Is(err, storage.ErrExpired):
-		return expiredError(detail)
+		return expiredError(serr)
 	case errors.Is(err, storage.ErrTooLargeResourceVersion):
 		return tooLargeError(serr)
 	case errors.Is(err, storage.ErrInvalidContinue):
 		return apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %s", detail))
+	case errors.Is(err, storage.ErrInvalidResourceVersion), errors.Is(err, storage.ErrInvalidKey):
+		return apierrors.NewBadRequest(err.Error())
 	}
 	return apierrors.NewInternalError(err)
 }
@@ -48,11 +50,18 @@ func (s *Store) interpretError(err error, name string) error {
 // concurrency failures.
 const conflictMessage = "the object has been modified; please apply your changes to the latest version and try again"
 
-func expiredError(detail string) error {
-	if detail == "" {
-		detail = "too old resource version"
+// expiredError is 410 Expired; for a compacted continue token it carries a
+// fresh token to restart the list from, as kube's does.
+func expiredError(serr *storage.Error) error {
+	detail := "too old resource version"
+	if serr != nil && serr.Detail != "" {
+		detail = serr.Detail
 	}
-	return apierrors.NewResourceExpired(detail)
+	err := apierrors.NewResourceExpired(detail)
+	if serr != nil && serr.Continue != "" {
+		err.ErrStatus.ListMeta.Continue = serr.Continue
+	}
+	return err
 }
 
 // tooLargeError is kube's answer to a resourceVersion from the future: a

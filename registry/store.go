@@ -155,12 +155,8 @@ func (s *Store) List(ctx context.Context, opts *rest.ListOptions) (runtime.Objec
 	}
 	list := s.newList()
 	so := s.storageListOptions(opts)
-	if name, ok := exactName(opts.FieldSelector); ok {
-		// metadata.name=x is a single-key read, as in kube.
-		if key, err = s.objectKey(ctx, name); err != nil {
-			return nil, err
-		}
-		so.Recursive = false
+	if single, ok := s.singleObjectKey(ctx, opts.FieldSelector); ok {
+		key, so.Recursive = single, false
 	}
 	if err := s.storage.GetList(ctx, key, so, list); err != nil {
 		return nil, s.interpretError(err, "")
@@ -180,11 +176,8 @@ func (s *Store) Watch(ctx context.Context, opts *rest.ListOptions) (watch.Interf
 		return nil, err
 	}
 	so := s.storageListOptions(opts)
-	if name, ok := exactName(opts.FieldSelector); ok {
-		if key, err = s.objectKey(ctx, name); err != nil {
-			return nil, err
-		}
-		so.Recursive = false
+	if single, ok := s.singleObjectKey(ctx, opts.FieldSelector); ok {
+		key, so.Recursive = single, false
 	}
 	w, err := s.storage.Watch(ctx, key, so)
 	if err != nil {
@@ -243,9 +236,18 @@ func ObjectMetaFields(m metav1.Object, namespaced bool) fields.Set {
 	return fs
 }
 
-func exactName(sel fields.Selector) (string, bool) {
+// singleObjectKey is the key of the one object a metadata.name=x selector
+// can select, which is read rather than listed, as in kube. There is none
+// when the name cannot be a key, or a namespaced list spans namespaces: the
+// list then filters as usual.
+func (s *Store) singleObjectKey(ctx context.Context, sel fields.Selector) (string, bool) {
 	if sel == nil {
 		return "", false
 	}
-	return sel.RequiresExactMatch("metadata.name")
+	name, ok := sel.RequiresExactMatch("metadata.name")
+	if !ok {
+		return "", false
+	}
+	key, err := s.objectKey(ctx, name)
+	return key, err == nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/capstan-io/capstan/admission"
@@ -65,6 +66,10 @@ type CodecConfig struct {
 	ParameterCodec runtime.ParameterCodec
 	Creater        runtime.ObjectCreater
 	Typer          runtime.ObjectTyper
+	Convertor      runtime.ObjectConvertor
+	// TypeConverter types objects for managed fields and server-side
+	// apply; nil disables both.
+	TypeConverter managedfields.TypeConverter
 }
 
 // LimitsConfig bounds requests.

@@ -142,6 +142,7 @@ func (s *Server) InstallAPIGroup(g endpoints.APIGroup) error {
 	installer := &endpoints.Config{
 		Serializer: c.Codecs.Serializer, ParameterCodec: c.Codecs.ParameterCodec,
 		Creater: c.Codecs.Creater, Typer: c.Codecs.Typer, Admission: &c.Admission,
+		TypeConverter: c.Codecs.TypeConverter, Convertor: c.Codecs.Convertor,
 		MaxRequestBodyBytes: c.Limits.MaxRequestBodyBytes, MinRequestTimeout: c.Limits.MinRequestTimeout,
 		Logger: c.Logger,
 	}

@@ -34,6 +34,9 @@ type Registry struct {
 	mu     sync.RWMutex      // guards the fields below
 	groups map[string]*Group // by name
 	docs   *documents        // nil after a change
+	// generation grows with every change, so that what others build from
+	// the groups (the OpenAPI documents) can tell cheaply that it is stale.
+	generation uint64
 }
 
 // NewRegistry returns an empty Registry.
@@ -47,6 +50,7 @@ func (r *Registry) Set(g Group) {
 	defer r.mu.Unlock()
 	r.groups[g.Name] = &g
 	r.docs = nil
+	r.generation++
 }
 
 // Remove removes a group.
@@ -55,6 +59,27 @@ func (r *Registry) Remove(name string) {
 	defer r.mu.Unlock()
 	delete(r.groups, name)
 	r.docs = nil
+	r.generation++
+}
+
+// Generation counts the changes of the registry.
+func (r *Registry) Generation() uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.generation
+}
+
+// Groups returns the groups in discovery order and the generation they
+// are of. The groups share their slices with the registry: read only.
+func (r *Registry) Groups() ([]Group, uint64) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	sorted := r.sortedGroupsLocked()
+	out := make([]Group, len(sorted))
+	for i, g := range sorted {
+		out[i] = *g
+	}
+	return out, r.generation
 }
 
 // Group returns a group by name.

@@ -2,13 +2,10 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/registry/rest"
@@ -27,7 +24,7 @@ func (s *Scope) Create(w http.ResponseWriter, r *http.Request, name string) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := validateDryRun(opts.DryRun); err != nil {
+	if err := validateCreateOptions(opts); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -43,6 +40,7 @@ func (s *Scope) Create(w http.ResponseWriter, r *http.Request, name string) {
 	}
 	ctx := r.Context()
 	dryRun := len(opts.DryRun) > 0
+	obj = s.trackUpdate(nil, obj, managerName(opts.FieldManager, r))
 	if err := s.mutate(ctx, admission.Create, name, obj, nil, dryRun); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -74,16 +72,4 @@ func (s *Scope) creater(name string) (createFunc, bool) {
 	return func(ctx context.Context, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
 		return c.Create(ctx, name, obj, validate, opts)
 	}, true
-}
-
-var dryRunValues = sets.New(metav1.DryRunAll)
-
-// validateDryRun accepts the one dryRun value kube knows.
-func validateDryRun(dryRun []string) error {
-	for _, v := range dryRun {
-		if !dryRunValues.Has(v) {
-			return apierrors.NewBadRequest(fmt.Sprintf("Invalid dry run value: %q; supported values: %q", v, sets.List(dryRunValues)))
-		}
-	}
-	return nil
 }

@@ -5,8 +5,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capstan-io/capstan/registry/rest"
 )
@@ -90,26 +88,8 @@ func (s *Scope) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 	} else if err := s.decodeOptions(r, opts); err != nil {
 		return nil, err
 	}
-	if err := validateDryRun(opts.DryRun); err != nil {
+	if err := validateDeleteOptions(opts); err != nil {
 		return nil, err
 	}
-	if errs := validateDeleteOptions(opts); len(errs) > 0 {
-		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
-	}
 	return opts, nil
-}
-
-func validateDeleteOptions(o *metav1.DeleteOptions) field.ErrorList {
-	var errs field.ErrorList
-	//nolint:staticcheck // OrphanDependents is deprecated but still validated.
-	if o.OrphanDependents != nil && o.PropagationPolicy != nil {
-		errs = append(errs, field.Invalid(field.NewPath("propagationPolicy"), o.PropagationPolicy,
-			"orphanDependents and deletionPropagation cannot be both set"))
-	}
-	if p := o.PropagationPolicy; p != nil && *p != metav1.DeletePropagationForeground &&
-		*p != metav1.DeletePropagationBackground && *p != metav1.DeletePropagationOrphan {
-		errs = append(errs, field.NotSupported(field.NewPath("propagationPolicy"), p,
-			[]string{string(metav1.DeletePropagationForeground), string(metav1.DeletePropagationBackground), string(metav1.DeletePropagationOrphan), "nil"}))
-	}
-	return errs
 }

@@ -63,18 +63,33 @@ func (s *Scope) listOptions(r *http.Request, watch bool) (*rest.ListOptions, err
 }
 
 // fieldSelector parses a field selector and refuses fields the resource
-// does not support, with kube's message.
+// does not support, with kube's message: resources with fields of their own
+// name the field, the others list the two metadata fields.
 func (s *Scope) fieldSelector(text string) (fields.Selector, error) {
 	sel, err := fields.ParseSelector(text)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	for _, req := range sel.Requirements() {
-		if _, ok := s.SupportedFields[req.Field]; !ok {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
+		if _, ok := s.SupportedFields[req.Field]; ok {
+			continue
 		}
+		if onlyMetadataFields(s.SupportedFields) {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("%q is not a known field selector: only %q, %q",
+				req.Field, "metadata.name", "metadata.namespace"))
+		}
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
 	}
 	return sel, nil
+}
+
+func onlyMetadataFields(supported fields.Set) bool {
+	for f := range supported {
+		if f != "metadata.name" && f != "metadata.namespace" {
+			return false
+		}
+	}
+	return true
 }
 
 // validateListOptions applies kube's rules for combining resourceVersion,

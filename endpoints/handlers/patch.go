@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"strings"
@@ -11,17 +12,20 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"sigs.k8s.io/yaml"
 
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/registry/rest"
 )
 
-// patchTypes are the patch media types served, in kube's order.
-var patchTypes = []types.PatchType{types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType}
+// patchTypes are the patch media types served, in kube's order; apply is
+// served where the scope has a field manager.
+var patchTypes = []types.PatchType{types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType}
 
 // Patch serves PATCH of one object. The patch is applied to the current
 // object inside the storage's update loop, so it never overwrites a
@@ -42,7 +46,7 @@ func (s *Scope) Patch(w http.ResponseWriter, r *http.Request, name string) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := validateDryRun(opts.DryRun); err != nil {
+	if err := validatePatchOptions(opts, pt); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -52,38 +56,55 @@ func (s *Scope) Patch(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	dryRun := len(opts.DryRun) > 0
+	apply := pt == types.ApplyYAMLPatchType
+	manager := managerName(opts.FieldManager, r)
 	info := rest.UpdatedObjectFunc(func(ctx context.Context, old runtime.Object) (runtime.Object, error) {
-		if old == nil {
+		if old == nil && !apply {
 			return nil, apierrors.NewNotFound(s.GroupResource(), name)
 		}
-		obj, err := s.applyPatch(w, r, pt, patch, old)
+		var obj runtime.Object
+		var err error
+		if apply {
+			obj, err = s.applyServerSide(w, r, patch, old, manager, opts.Force != nil && *opts.Force)
+		} else if obj, err = s.applyPatch(w, r, pt, patch, old); err == nil {
+			obj = s.trackUpdate(old, obj, manager)
+		}
 		if err != nil {
 			return nil, err
 		}
 		if err := checkName(ctx, obj, name, s.Namespaced); err != nil {
 			return nil, err
 		}
-		return obj, s.mutate(ctx, admission.Update, name, obj, old, dryRun)
+		op := admission.Update
+		if old == nil {
+			op = admission.Create
+		}
+		return obj, s.mutate(ctx, op, name, obj, old, dryRun)
 	})
 	updateOpts := &metav1.UpdateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation}
-	out, _, err := updater.Update(r.Context(), name, info, s.createValidation(dryRun), s.updateValidation(dryRun), false, updateOpts)
+	out, created, err := updater.Update(r.Context(), name, info, s.createValidation(dryRun), s.updateValidation(dryRun), apply, updateOpts)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.writeObject(w, r, http.StatusOK, out)
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	s.writeObject(w, r, code, out)
 }
 
 func (s *Scope) patchType(r *http.Request) (types.PatchType, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var names []string
 	for _, pt := range patchTypes {
+		if pt == types.ApplyYAMLPatchType && s.FieldManager == nil {
+			continue
+		}
 		if mt == string(pt) {
 			return pt, nil
 		}
-	}
-	names := make([]string, len(patchTypes))
-	for i, pt := range patchTypes {
-		names[i] = string(pt)
+		names = append(names, string(pt))
 	}
 	return "", NewStatusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
 		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(names, ", "))
@@ -119,6 +140,41 @@ func (s *Scope) applyPatch(w http.ResponseWriter, r *http.Request, pt types.Patc
 	jr := r.Clone(r.Context())
 	jr.Header.Set("Content-Type", runtime.ContentTypeJSON)
 	return s.decodeBody(w, jr, patched)
+}
+
+// applyServerSide merges an apply configuration into old (nil when the
+// object does not exist yet) with the field manager's ownership rules.
+func (s *Scope) applyServerSide(w http.ResponseWriter, r *http.Request, patch []byte, old runtime.Object, manager string, force bool) (runtime.Object, error) {
+	patchObj := &unstructured.Unstructured{Object: map[string]interface{}{}}
+	if err := yaml.Unmarshal(patch, &patchObj.Object); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+	}
+	live := old
+	if live == nil {
+		live = s.Storage.New()
+	}
+	obj, err := s.FieldManager.Apply(live, patchObj, manager, force)
+	if err != nil {
+		var status apierrors.APIStatus
+		if !errors.As(err, &status) {
+			err = apierrors.NewBadRequest(err.Error())
+		}
+		return nil, err
+	}
+	validation, err := fieldValidationOf(r)
+	if err != nil {
+		return nil, err
+	}
+	if validation != validationIgnore {
+		if err := yaml.UnmarshalStrict(patch, &map[string]interface{}{}); err != nil {
+			if validation == validationStrict {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", err))
+			}
+			AddWarning(w, err.Error())
+		}
+	}
+	s.defaults(obj)
+	return obj, nil
 }
 
 func strategicPatchError(err error) error {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/registry/rest"
@@ -34,6 +35,10 @@ type Scope struct {
 	Table rest.TableConvertor
 	// SupportedFields are the field selector keys the resource allows.
 	SupportedFields fields.Set
+
+	// FieldManager records managed fields on writes and merges server-side
+	// apply patches; nil records nothing and refuses apply.
+	FieldManager *managedfields.FieldManager
 
 	// Admission mutates and validates writes; nil admits everything.
 	Admission *admission.Chain

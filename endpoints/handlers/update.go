@@ -27,7 +27,7 @@ func (s *Scope) Update(w http.ResponseWriter, r *http.Request, name string) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := validateDryRun(opts.DryRun); err != nil {
+	if err := validateUpdateOptions(opts); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -48,7 +48,7 @@ func (s *Scope) Update(w http.ResponseWriter, r *http.Request, name string) {
 	}
 	dryRun := len(opts.DryRun) > 0
 	info := rest.UpdatedObjectFunc(func(ctx context.Context, old runtime.Object) (runtime.Object, error) {
-		newObj := obj.DeepCopyObject()
+		newObj := s.trackUpdate(old, obj.DeepCopyObject(), managerName(opts.FieldManager, r))
 		op := admission.Update
 		if old == nil {
 			op = admission.Create
