@@ -60,7 +60,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		Endpoints:   s.endpoints,
 		DialTimeout: 10 * time.Second,
 		Logger:      lg,
-		// Without a bound, a client of a stopped server keeps retrying forever.
+		// ctx bounds the start only; the client lives until Close.
 		Context: context.WithoutCancel(ctx),
 	})
 	if err != nil {

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 func TestStartRestartKeepsData(t *testing.T) {
@@ -45,7 +48,7 @@ func TestStartRestartKeepsData(t *testing.T) {
 		t.Fatalf("after restart got %v, want /k=v1", resp.Kvs)
 	}
 	if logs.Len() > 0 {
-		t.Logf("etcd logged errors:\n%s", logs.String())
+		t.Errorf("etcd logged errors on a clean start, stop and restart:\n%s", logs.String())
 	}
 }
 
@@ -89,6 +92,28 @@ func BenchmarkStart(b *testing.B) {
 		}
 		if err := s.Close(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestZapLoggerForwardsErrorsOnly(t *testing.T) {
+	var buf bytes.Buffer
+	var closing atomic.Bool
+	lg := newZapLogger(slog.New(slog.NewTextHandler(&buf, nil)), &closing).With(zap.String("member", "m1"))
+	lg.Info("chatter")
+	lg.Warn("more chatter")
+	lg.Error("disk failed", zap.Int("attempt", 3))
+	closing.Store(true)
+	lg.Error("listener closed")
+	out := buf.String()
+	for _, want := range []string{"disk failed", "attempt=3", "member=m1", "component=etcd"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log %q lacks %q", out, want)
+		}
+	}
+	for _, unwanted := range []string{"chatter", "listener closed"} {
+		if strings.Contains(out, unwanted) {
+			t.Errorf("log %q has %q", out, unwanted)
 		}
 	}
 }

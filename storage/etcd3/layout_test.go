@@ -86,7 +86,9 @@ func TestUndecodableValue(t *testing.T) {
 		err = s.GetList(ctx, "/configmaps", storage.ListOptions{Recursive: true}, &corev1.ConfigMapList{})
 		expectInvalid(t, "GetList", err)
 		err = s.GuaranteedUpdate(ctx, "/configmaps/ns/bad", &corev1.ConfigMap{}, false, nil,
-			func(in kruntime.Object, _ storage.ResponseMeta) (kruntime.Object, *uint64, error) { return in, nil, nil }, nil)
+			func(in kruntime.Object, _ storage.ResponseMeta) (kruntime.Object, *uint64, error) {
+				return in, nil, nil
+			}, nil)
 		expectInvalid(t, "GuaranteedUpdate", err)
 		err = s.Delete(ctx, "/configmaps/ns/bad", &corev1.ConfigMap{}, nil, nil, nil)
 		expectInvalid(t, "Delete", err)

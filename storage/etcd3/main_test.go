@@ -10,12 +10,9 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/capstan-io/capstan/apis/scheme"
 	"github.com/capstan-io/capstan/storage/embedded"
-	"github.com/capstan-io/capstan/storage/storagecodec"
 	"github.com/capstan-io/capstan/storage/storagetest"
 )
 
@@ -61,7 +58,7 @@ func newTestStore(t testing.TB, client *clientv3.Client) *Store {
 	t.Helper()
 	s, err := New(Config{
 		Client:         client,
-		Codec:          storagecodec.New(scheme.Scheme, scheme.Codecs, corev1.SchemeGroupVersion),
+		Codec:          storagetest.NewCodec(),
 		NewFunc:        storagetest.NewObject,
 		NewListFunc:    storagetest.NewList,
 		Prefix:         fmt.Sprintf("/test-%d/registry", prefixes.Add(1)),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -104,9 +103,6 @@ func errorStatus(err error) *metav1.Status {
 		}}
 	default:
 		s = apierrors.NewInternalError(err).Status()
-	}
-	if s.Code == 0 {
-		s.Code = http.StatusInternalServerError
 	}
 	return &s
 }

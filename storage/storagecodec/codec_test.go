@@ -7,9 +7,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/capstan-io/capstan/apis/scheme"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
+
+// testScheme stands in for apis/scheme, which the storage layer must not
+// depend on.
+var testScheme = runtime.NewScheme()
+
+func init() { utilruntime.Must(clientgoscheme.AddToScheme(testScheme)) }
+
+var testCodecs = serializer.NewCodecFactory(testScheme)
 
 func configMap() *corev1.ConfigMap {
 	return &corev1.ConfigMap{
@@ -19,7 +28,7 @@ func configMap() *corev1.ConfigMap {
 }
 
 func TestNewWritesProtobufEnvelope(t *testing.T) {
-	codec := New(scheme.Scheme, scheme.Codecs, corev1.SchemeGroupVersion)
+	codec := New(testScheme, testCodecs, corev1.SchemeGroupVersion)
 	data, err := runtime.Encode(codec, configMap())
 	if err != nil {
 		t.Fatal(err)
@@ -42,13 +51,13 @@ func TestNewWritesProtobufEnvelope(t *testing.T) {
 
 func TestDecodesJSONAndProtobuf(t *testing.T) {
 	jsonData := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"j","namespace":"ns"},"data":{"x":"y"}}`)
-	pbData, err := runtime.Encode(New(scheme.Scheme, scheme.Codecs, corev1.SchemeGroupVersion), configMap())
+	pbData, err := runtime.Encode(New(testScheme, testCodecs, corev1.SchemeGroupVersion), configMap())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, codec := range []runtime.Codec{
-		New(scheme.Scheme, scheme.Codecs, corev1.SchemeGroupVersion),
-		NewJSON(scheme.Scheme, scheme.Codecs, corev1.SchemeGroupVersion),
+		New(testScheme, testCodecs, corev1.SchemeGroupVersion),
+		NewJSON(testScheme, testCodecs, corev1.SchemeGroupVersion),
 	} {
 		var fromJSON, fromPB corev1.ConfigMap
 		if _, _, err := codec.Decode(jsonData, nil, &fromJSON); err != nil || fromJSON.Data["x"] != "y" {
@@ -61,7 +70,7 @@ func TestDecodesJSONAndProtobuf(t *testing.T) {
 }
 
 func TestNewJSONWritesJSON(t *testing.T) {
-	data, err := runtime.Encode(NewJSON(scheme.Scheme, scheme.Codecs, corev1.SchemeGroupVersion), configMap())
+	data, err := runtime.Encode(NewJSON(testScheme, testCodecs, corev1.SchemeGroupVersion), configMap())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +80,7 @@ func TestNewJSONWritesJSON(t *testing.T) {
 }
 
 func TestGarbageIsAnError(t *testing.T) {
-	codec := New(scheme.Scheme, scheme.Codecs, corev1.SchemeGroupVersion)
+	codec := New(testScheme, testCodecs, corev1.SchemeGroupVersion)
 	for _, data := range [][]byte{nil, []byte("garbage"), []byte("k8s\x00\xff\xff\xff"), []byte("{")} {
 		var out corev1.ConfigMap
 		if _, _, err := codec.Decode(data, nil, &out); err == nil {
