@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/capstan-io/capstan/apis/convert"
 	"github.com/capstan-io/capstan/apis/core"
 	"github.com/capstan-io/capstan/registry"
 )
@@ -96,7 +97,7 @@ func asCore(obj runtime.Object) *corev1.Event {
 		return ev
 	case *eventsv1.Event:
 		out := &corev1.Event{}
-		ToCore(ev, out)
+		convert.ToCore(ev, out)
 		return out
 	default:
 		panic(fmt.Sprintf("events: unexpected type %T", obj))

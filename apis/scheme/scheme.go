@@ -11,7 +11,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/capstan-io/capstan/apis/events"
+	"github.com/capstan-io/capstan/apis/convert"
 )
 
 var (
@@ -32,5 +32,5 @@ func init() {
 	metav1.AddToGroupVersion(Scheme, metav1.SchemeGroupVersion)
 	utilruntime.Must(metav1.AddMetaToScheme(Scheme))
 	// events.k8s.io/v1 Events are stored as core/v1 Events.
-	utilruntime.Must(events.AddConversionFuncs(Scheme))
+	utilruntime.Must(convert.AddConversionFuncs(Scheme))
 }

@@ -1,4 +1,7 @@
-package events
+// Package convert holds the conversions between group versions that
+// k8s.io/api does not register (kube keeps them in its internal packages),
+// added to the scheme so that storage and handlers convert through it.
+package convert
 
 import (
 	corev1 "k8s.io/api/core/v1"

@@ -1,0 +1,140 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/capstan-io/capstan/apis/scheme"
+	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/pki"
+	"github.com/capstan-io/capstan/server"
+)
+
+// startServer runs a one-server chain with the given hooks until the test
+// ends, and returns it with a cancel func that begins shutdown.
+func startServer(t *testing.T, delay time.Duration, hooks map[string]server.HookFunc) (*server.Server, context.CancelFunc, <-chan error) {
+	t.Helper()
+	certs, err := pki.EnsureServing(pki.ServingOptions{DataDir: t.TempDir(), CertDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := server.Config{
+		Serving:               server.ServingConfig{Listener: l, Certificate: certs.Certificate, ExternalAddress: l.Addr().String()},
+		Codecs:                server.CodecConfig{Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme},
+		Authentication:        authn.NewAnonymous(),
+		Loopback:              server.NewLoopback(),
+		ShutdownDelayDuration: delay,
+	}.Complete()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := cfg.New("test", server.NewEmptyDelegate(server.WriteNotFound(cfg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, fn := range hooks {
+		s.AddPostStartHook(name, fn)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	result := make(chan error, 1)
+	done := make(chan error, 1)
+	prepared := s.PrepareRun()
+	go func() {
+		err := prepared.Run(ctx)
+		result <- err
+		done <- err
+	}()
+	t.Cleanup(func() { cancel(); <-result })
+	return s, cancel, done
+}
+
+// get requests path through the in-process loopback client.
+func get(t *testing.T, s *server.Server, path string) (int, string) {
+	t.Helper()
+	client, err := rest.HTTPClientFor(s.LoopbackClientConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp *http.Response
+	for i := 0; i < 100; i++ { // the loopback serves once Run has started
+		req, _ := http.NewRequest(http.MethodGet, s.LoopbackClientConfig().Host+path, nil)
+		req.Header.Set("Authorization", "Bearer "+s.LoopbackClientConfig().BearerToken)
+		if resp, err = client.Do(req); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return resp.StatusCode, b.String()
+}
+
+func TestFailingHookKeepsReadyzFailing(t *testing.T) {
+	s, _, _ := startServer(t, 0, map[string]server.HookFunc{
+		"broken": func(server.HookContext) error { return errors.New("boom") },
+		"fine":   func(server.HookContext) error { return nil },
+	})
+	time.Sleep(100 * time.Millisecond)
+	code, body := get(t, s, "/readyz?verbose")
+	if code != http.StatusInternalServerError || !strings.Contains(body, "[-]poststarthook/broken failed: reason withheld") ||
+		!strings.Contains(body, "[+]poststarthook/fine ok") || !strings.Contains(body, "readyz check failed") {
+		t.Fatalf("/readyz?verbose = %d\n%s", code, body)
+	}
+	code, body = get(t, s, "/readyz/poststarthook/broken")
+	if code != http.StatusInternalServerError || !strings.Contains(body, "boom") {
+		t.Fatalf("/readyz/poststarthook/broken = %d %q, want 500 saying why", code, body)
+	}
+	code, body = get(t, s, "/readyz?exclude=poststarthook/broken")
+	if code != http.StatusOK || body != "ok" {
+		t.Fatalf("/readyz?exclude = %d %q, want 200 ok", code, body)
+	}
+	if code, _ := get(t, s, "/livez"); code != http.StatusInternalServerError {
+		t.Fatalf("/livez = %d, want 500 while a hook has failed", code)
+	}
+}
+
+func TestShutdownDelayFailsReadyzFirst(t *testing.T) {
+	s, cancel, done := startServer(t, 400*time.Millisecond, nil)
+	if code, body := get(t, s, "/readyz"); code != http.StatusOK {
+		t.Fatalf("/readyz before shutdown = %d %q", code, body)
+	}
+	cancel()
+	time.Sleep(100 * time.Millisecond)
+	code, body := get(t, s, "/readyz?verbose")
+	if code != http.StatusInternalServerError || !strings.Contains(body, "[-]shutdown failed") {
+		t.Fatalf("/readyz during shutdown delay = %d\n%s", code, body)
+	}
+	if code, _ := get(t, s, "/healthz"); code != http.StatusOK {
+		t.Fatalf("/healthz during shutdown delay = %d, want 200: requests are still served", code)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not stop")
+	}
+}
