@@ -10,6 +10,8 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/capstan-io/capstan/apis/convert"
 )
 
 func validEvent() *eventsv1.Event {
@@ -79,7 +81,7 @@ func TestValidateUpdate(t *testing.T) {
 	}
 	// The Store may hand over the stored core/v1 object as old.
 	oldCore := &corev1.Event{}
-	ToCore(old, oldCore)
+	convert.ToCore(old, oldCore)
 	series := validEvent()
 	series.Series = &eventsv1.EventSeries{Count: 2, LastObservedTime: metav1.NowMicro()}
 	if errs := (EventStrategy{}).ValidateUpdate(context.Background(), series, oldCore); len(errs) != 0 {
