@@ -55,5 +55,3 @@ func checkDetail(t *testing.T, got field.ErrorList, detail string) {
 		t.Errorf("detail = %v, want %q", got, detail)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

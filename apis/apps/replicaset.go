@@ -1,0 +1,91 @@
+package apps
+
+import (
+	"context"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	"github.com/capstan-io/capstan/apis/core"
+	"github.com/capstan-io/capstan/registry"
+)
+
+// ReplicaSetStrategy is the strategy of the replicasets resource.
+type ReplicaSetStrategy struct{}
+
+var (
+	_ registry.Strategy         = ReplicaSetStrategy{}
+	_ registry.Defaulter        = ReplicaSetStrategy{}
+	_ registry.FieldSelectable  = ReplicaSetStrategy{}
+	_ registry.WarningsOnCreate = ReplicaSetStrategy{}
+)
+
+// NamespaceScoped is true.
+func (ReplicaSetStrategy) NamespaceScoped() bool { return true }
+
+// Default sets one replica and the pod template defaults.
+func (ReplicaSetStrategy) Default(obj runtime.Object) {
+	rs := obj.(*appsv1.ReplicaSet)
+	if rs.Spec.Replicas == nil {
+		rs.Spec.Replicas = ptr.To[int32](1)
+	}
+	core.DefaultPodTemplateSpec(&rs.Spec.Template)
+}
+
+// PrepareForCreate clears the status and starts the generation at 1.
+func (ReplicaSetStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	rs := obj.(*appsv1.ReplicaSet)
+	rs.Status = appsv1.ReplicaSetStatus{}
+	rs.Generation = 1
+}
+
+// PrepareForUpdate keeps the status and bumps the generation when the spec
+// changed.
+func (ReplicaSetStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	rs, oldRS := obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet)
+	rs.Status = oldRS.Status
+	if !apiequality.Semantic.DeepEqual(rs.Spec, oldRS.Spec) {
+		rs.Generation = oldRS.Generation + 1
+	}
+}
+
+// Validate validates a new replica set.
+func (ReplicaSetStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return ValidateReplicaSetSpec(&obj.(*appsv1.ReplicaSet).Spec, field.NewPath("spec"))
+}
+
+// ValidateUpdate validates an update of the main resource.
+func (ReplicaSetStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return ValidateReplicaSetUpdate(obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet))
+}
+
+// WarningsOnCreate warns about a name that is not a DNS label.
+func (ReplicaSetStrategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {
+	return podNameWarnings(obj.(*appsv1.ReplicaSet).Name)
+}
+
+// Fields returns status.replicas, the one replica set field selector beyond
+// metadata.
+func (ReplicaSetStrategy) Fields(obj runtime.Object) fields.Set {
+	rs := obj.(*appsv1.ReplicaSet)
+	return fields.Set{"status.replicas": strconv.Itoa(int(rs.Status.Replicas))}
+}
+
+// ReplicaSetStatusStrategy is the strategy of replicasets/status: an update
+// changes the status only.
+type ReplicaSetStatusStrategy struct{ ReplicaSetStrategy }
+
+// PrepareForUpdate keeps the spec of old.
+func (ReplicaSetStatusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	obj.(*appsv1.ReplicaSet).Spec = old.(*appsv1.ReplicaSet).Spec
+}
+
+// ValidateUpdate validates the new status.
+func (ReplicaSetStatusStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
+	return ValidateReplicaSetStatus(&obj.(*appsv1.ReplicaSet).Status, field.NewPath("status"))
+}
