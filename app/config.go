@@ -13,12 +13,13 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/capstan-io/capstan/apis/scheme"
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/controlplane"
 	"github.com/capstan-io/capstan/endpoints/discovery"
+	"github.com/capstan-io/capstan/openapi"
+	"github.com/capstan-io/capstan/openapi/generated"
 	"github.com/capstan-io/capstan/pki"
 	"github.com/capstan-io/capstan/server"
 	"github.com/capstan-io/capstan/storage/embedded"
@@ -97,6 +98,14 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x5
 	if o.AnonymousAuth {
 		auth = authn.UnionFailOnError(auth, publicPathsOnly(authn.NewAnonymous()))
 	}
+	catalog := openapi.NewCatalog(scheme.Scheme, generated.GetOpenAPIDefinitions)
+	types := openapi.TypeConverter(catalog)
+	// Built in the background so that the first write does not wait.
+	go func() {
+		if err := types.Warm(); err != nil {
+			c.Logger.Error("managed fields are unavailable", "err", err)
+		}
+	}()
 	cfg := server.Config{
 		Serving: server.ServingConfig{
 			Listener: l, Certificate: certs.Certificate, ClientCAs: clientCAs,
@@ -104,11 +113,12 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x5
 		},
 		Codecs: server.CodecConfig{
 			Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme,
-			Convertor: scheme.Scheme, TypeConverter: managedfields.NewDeducedTypeConverter(),
+			Convertor: scheme.Scheme, TypeConverter: types,
 		},
 		Authentication: auth,
 		Loopback:       server.NewLoopback(),
 		Discovery:      discovery.NewRegistry(),
+		OpenAPI:        catalog,
 		HealthChecks:   []server.HealthCheck{etcdCheck(c.etcdClient)},
 		Limits: server.LimitsConfig{
 			RequestTimeout: o.RequestTimeout, MinRequestTimeout: time.Duration(o.MinRequestTimeout) * time.Second,

@@ -22,6 +22,7 @@ import (
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
 	"github.com/capstan-io/capstan/endpoints/discovery"
+	"github.com/capstan-io/capstan/openapi"
 )
 
 // Config is the configuration of one server of the chain. Fields are grouped
@@ -38,6 +39,9 @@ type Config struct {
 	Loopback *Loopback
 	// Discovery is shared by the servers of a chain.
 	Discovery *discovery.Registry
+	// OpenAPI, if set, holds the definitions of the served kinds, and the
+	// chain serves /openapi/v2 and /openapi/v3 for what Discovery lists.
+	OpenAPI openapi.Catalog
 	// HealthChecks run in /healthz, /livez and /readyz (etcd).
 	HealthChecks []HealthCheck
 	// ShutdownDelayDuration keeps serving after shutdown begins, with

@@ -12,6 +12,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/capstan-io/capstan/openapi"
 )
 
 // PreparedServer is a server whose non-API paths are installed; only it
@@ -21,8 +23,8 @@ type PreparedServer struct {
 	shuttingDown atomic.Bool
 }
 
-// PrepareRun installs the health, version and root discovery paths on the
-// outermost server.
+// PrepareRun installs the health, version, root discovery and OpenAPI paths
+// on the outermost server.
 func (s *Server) PrepareRun() *PreparedServer {
 	p := &PreparedServer{Server: s}
 	for _, kind := range []string{"healthz", "livez", "readyz"} {
@@ -38,6 +40,12 @@ func (s *Server) PrepareRun() *PreparedServer {
 	s.Handle("/apis", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.config.Discovery.ServeRoot(w, r, false, addr)
 	}))
+	if s.config.OpenAPI != nil {
+		openapi.NewService(openapi.Config{
+			Registry: s.config.Discovery, Catalog: s.config.OpenAPI, Serializer: s.config.Codecs.Serializer,
+			Version: s.config.Version.GitVersion, Logger: s.config.Logger,
+		}).Install(s)
+	}
 	return p
 }
 

@@ -75,7 +75,7 @@ func (s *Scope) decodeBody(w http.ResponseWriter, r *http.Request, body []byte) 
 	into := s.Storage.New()
 	obj, gvk, err := decoder.Decode(body, &s.Kind, into)
 	if err != nil && runtime.IsStrictDecodingError(err) && obj != nil {
-		if err := s.strictErrors(w, validation, err); err != nil {
+		if err := s.strictErrors(w, validation, *gvk, err); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
@@ -91,9 +91,9 @@ func (s *Scope) decodeBody(w http.ResponseWriter, r *http.Request, body []byte) 
 	return obj, nil
 }
 
-func (s *Scope) strictErrors(w http.ResponseWriter, validation fieldValidation, err error) error {
+func (s *Scope) strictErrors(w http.ResponseWriter, validation fieldValidation, gvk schema.GroupVersionKind, err error) error {
 	if validation == validationStrict {
-		return apierrors.NewBadRequest(err.Error())
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, s.Kind.Kind, err))
 	}
 	if strict, ok := runtime.AsStrictDecodingError(err); ok && validation == validationWarn {
 		for _, e := range strict.Errors() {
