@@ -69,15 +69,15 @@ type APIGroup struct {
 
 // Config is what the installer needs from the server.
 type Config struct {
-	Serializer          runtime.NegotiatedSerializer
-	ParameterCodec      runtime.ParameterCodec
-	Creater             runtime.ObjectCreater
-	Typer               runtime.ObjectTyper
-	Admission           *admission.Chain
+	Serializer     runtime.NegotiatedSerializer
+	ParameterCodec runtime.ParameterCodec
+	Creater        runtime.ObjectCreater
+	Typer          runtime.ObjectTyper
+	Admission      *admission.Chain
 	// TypeConverter gives the structured-merge-diff type of each kind, for
 	// managed fields and server-side apply; nil disables both.
-	TypeConverter managedfields.TypeConverter
-	Convertor     runtime.ObjectConvertor
+	TypeConverter       managedfields.TypeConverter
+	Convertor           runtime.ObjectConvertor
 	MaxRequestBodyBytes int64
 	MinRequestTimeout   time.Duration
 	Logger              *slog.Logger
@@ -120,7 +120,7 @@ func (c *Config) scope(gv schema.GroupVersion, r Resource) (*handlers.Scope, err
 	}
 	return &handlers.Scope{
 		FieldManager: fm,
-		Resource: gv.WithResource(resource), Subresource: sub, Kind: kind,
+		Resource:     gv.WithResource(resource), Subresource: sub, Kind: kind,
 		Namespaced: scoper.NamespaceScoped(), Storage: r.Storage,
 		Serializer: c.Serializer, ParameterCodec: c.ParameterCodec, Creater: c.Creater, Typer: c.Typer,
 		Defaulter: r.Defaulter, Table: r.Table, SupportedFields: r.SupportedFields,
