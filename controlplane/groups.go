@@ -45,6 +45,7 @@ func (f *StorageFactory) coreGroup(eventTTL time.Duration) (builtGroup, error) {
 		{name: "events", kind: "Event", strategy: core.EventStrategy{}, shortNames: []string{"ev"}, ttl: fixedTTL(eventTTL),
 			new: func() runtime.Object { return &corev1.Event{} }, newList: func() runtime.Object { return &corev1.EventList{} }},
 	}
+	specs = append(specs, coreWorkloadSpecs()...)
 	bg, err := f.buildGroup("", 0, gv, specs)
 	if err != nil {
 		return bg, err
@@ -54,6 +55,7 @@ func (f *StorageFactory) coreGroup(eventTTL time.Duration) (builtGroup, error) {
 		Storage: bg.stores["namespaces"].UpdateOnly(core.NamespaceFinalizeStrategy{})}
 	v := &bg.group.Versions[0]
 	v.Resources = append(v.Resources, finalize)
+	v.Resources = append(v.Resources, podSubresources(bg.stores["pods"])...)
 	return bg, nil
 }
 

@@ -54,6 +54,8 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	for _, build := range []func() (builtGroup, error){
 		func() (builtGroup, error) { return c.Storage.eventsGroup(c.EventTTL) },
 		c.Storage.coordinationGroup,
+		c.Storage.appsGroup,
+		c.Storage.batchGroup,
 	} {
 		g, err := build()
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/endpoints"
+	"github.com/capstan-io/capstan/printers"
 	"github.com/capstan-io/capstan/registry"
 )
 
@@ -25,6 +26,8 @@ type resourceSpec struct {
 	categories     []string
 	// status, when set, serves name/status with this strategy.
 	status registry.Strategy
+	// scale, when set, serves name/scale (autoscaling/v1 Scale).
+	scale *registry.ScaleAccessor
 	// returnDeleted makes DELETE answer with the object.
 	returnDeleted bool
 	ttl           func(obj runtime.Object) uint64
@@ -55,6 +58,7 @@ func (f *StorageFactory) build(gv schema.GroupVersion, spec resourceSpec) (*regi
 		Name: spec.name, Kind: spec.kind, Storage: store, ShortNames: spec.shortNames,
 		Categories: spec.categories, StorageVersion: spec.storageVersion,
 		Defaulter: defaulter(spec.strategy), SupportedFields: store.SupportedFields(),
+		Table: printers.For(gv.WithKind(spec.kind)),
 	}
 	out := []endpoints.Resource{main}
 	if spec.status != nil {
@@ -62,6 +66,12 @@ func (f *StorageFactory) build(gv schema.GroupVersion, spec resourceSpec) (*regi
 		out = append(out, endpoints.Resource{
 			Name: spec.name + "/status", Kind: spec.kind, Storage: store.Subresource(spec.status),
 			Defaulter: defaulter(spec.strategy), ResetFields: []string{"spec"},
+		})
+	}
+	if spec.scale != nil {
+		out = append(out, endpoints.Resource{
+			Name: spec.name + "/scale", Kind: "Scale", KindGroupVersion: &autoscalingV1,
+			Storage: store.Scale(*spec.scale), NoFieldManager: true,
 		})
 	}
 	return store, out, nil
