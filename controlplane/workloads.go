@@ -37,10 +37,10 @@ func coreWorkloadSpecs() []resourceSpec {
 			new: func() runtime.Object { return &corev1.PodTemplate{} }, newList: func() runtime.Object { return &corev1.PodTemplateList{} }},
 		{name: "replicationcontrollers", kind: "ReplicationController", keyPrefix: "/controllers",
 			strategy: core.ReplicationControllerStrategy{}, shortNames: []string{"rc"}, categories: categoryAll,
-			new:      func() runtime.Object { return &corev1.ReplicationController{} },
-			newList:  func() runtime.Object { return &corev1.ReplicationControllerList{} },
-			status:   core.ReplicationControllerStatusStrategy{},
-			scale:    &registry.ScaleAccessor{Get: core.ReplicationControllerScale, Set: core.SetReplicationControllerReplicas}},
+			new:     func() runtime.Object { return &corev1.ReplicationController{} },
+			newList: func() runtime.Object { return &corev1.ReplicationControllerList{} },
+			status:  core.ReplicationControllerStatusStrategy{},
+			scale:   &registry.ScaleAccessor{Get: core.ReplicationControllerScale, Set: core.SetReplicationControllerReplicas}},
 	}
 }
 
