@@ -56,6 +56,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		c.Storage.coordinationGroup,
 		c.Storage.appsGroup,
 		c.Storage.batchGroup,
+		func() (builtGroup, error) { return authenticationGroup(), nil },
 	} {
 		g, err := build()
 		if err != nil {

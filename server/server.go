@@ -84,6 +84,7 @@ func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
 		filters.WithLongRunningStop(s.watchStop),
 		filters.WithTimeout(c.Limits.RequestTimeout),
 		filters.WithAuthentication(auth, c.Logger),
+		filters.WithImpersonation(c.Authorization, c.Logger),
 		filters.WithAuthorization(c.Authorization, c.Logger),
 	)
 }
