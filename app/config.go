@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -58,7 +59,8 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	if c.etcdClient, err = c.connectEtcd(ctx, o); err != nil {
 		return nil, err
 	}
-	if err := c.startCompactor(ctx); err != nil {
+	compactor, err := c.startCompactor(ctx)
+	if err != nil {
 		return nil, err
 	}
 	certs, err := pki.EnsureServing(pki.ServingOptions{
@@ -85,7 +87,10 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 			return nil, fmt.Errorf("admin kubeconfig: %w", err)
 		}
 	}
-	c.Storage = &controlplane.StorageFactory{Client: c.etcdClient, Prefix: o.EtcdPrefix, Scheme: scheme.Scheme, Codecs: scheme.Codecs, Logger: logger}
+	c.Storage = &controlplane.StorageFactory{
+		Client: c.etcdClient, Prefix: o.EtcdPrefix, Scheme: scheme.Scheme, Codecs: scheme.Codecs, Logger: logger,
+		WatchCache: o.WatchCache, Compactions: compactor,
+	}
 	c.Generic, err = c.genericConfig(o, certs, clientCAs, listener)
 	return c, err
 }
@@ -119,7 +124,8 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x5
 		Loopback:       server.NewLoopback(),
 		Discovery:      discovery.NewRegistry(),
 		OpenAPI:        catalog,
-		HealthChecks:   []server.HealthCheck{etcdCheck(c.etcdClient)},
+		HealthChecks: []server.HealthCheck{etcdCheck(c.etcdClient),
+			{Name: "watch-cache", Check: func(*http.Request) error { return c.Storage.CachesReady() }}},
 		Limits: server.LimitsConfig{
 			RequestTimeout: o.RequestTimeout, MinRequestTimeout: time.Duration(o.MinRequestTimeout) * time.Second,
 			MaxRequestBodyBytes: o.MaxRequestBodyBytes,
@@ -182,10 +188,10 @@ func ignoreClosed(err error) error {
 
 // startCompactor compacts etcd history older than five minutes, as
 // kube-apiserver does; several servers on one etcd take turns.
-func (c *Config) startCompactor(ctx context.Context) error {
+func (c *Config) startCompactor(ctx context.Context) (*etcd3.Compactor, error) {
 	compactor, err := etcd3.NewCompactor(etcd3.CompactorConfig{Client: c.etcdClient, Logger: c.Logger})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
@@ -194,7 +200,7 @@ func (c *Config) startCompactor(ctx context.Context) error {
 		compactor.Run(cctx)
 	}()
 	c.closers = append(c.closers, func() error { cancel(); <-done; return nil })
-	return nil
+	return compactor, nil
 }
 
 // connectEtcd starts the embedded etcd, or connects to --etcd-servers.

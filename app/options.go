@@ -25,6 +25,7 @@ type Options struct {
 	AnonymousAuth    bool
 
 	EtcdServers []string
+	WatchCache  bool
 	EtcdPrefix  string
 	DataDir     string
 
@@ -44,7 +45,7 @@ type Options struct {
 func NewOptions() *Options {
 	return &Options{
 		SecurePort: 6443, BindAddress: net.IPv4zero, AnonymousAuth: true,
-		EtcdPrefix: "/registry", DataDir: "capstan-data",
+		EtcdPrefix: "/registry", DataDir: "capstan-data", WatchCache: true,
 		RequestTimeout: time.Minute, MinRequestTimeout: 1800, MaxRequestBodyBytes: 3 * 1024 * 1024,
 		EventTTL: time.Hour,
 	}
@@ -61,6 +62,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.")
 	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to /healthz, /livez, /readyz and /version. Other requests without credentials are rejected with 401.")
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Without it capstan runs an embedded etcd in --data-dir.")
+	fs.BoolVar(&o.WatchCache, "watch-cache", o.WatchCache, "Serve lists and watches from a cache in front of etcd.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
 	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory for the embedded etcd data, the generated PKI and admin.kubeconfig.")
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "The duration a handler must keep a request open before timing it out.")

@@ -70,6 +70,10 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		}
 	}
 	s.AddAdmissionPlugin(namespacelifecycle.New(namespaceGetter(core.stores["namespaces"])))
+	s.AddPostStartHook("start-watch-caches", func(hc server.HookContext) error {
+		c.Storage.RunCaches(hc)
+		return nil
+	})
 	s.AddPostStartHook("start-system-namespaces-controller", c.ensureSystemNamespaces)
 	s.AddPostStartHook("start-namespace-controller", c.runNamespaceController)
 	return &Instance{Server: s}, nil

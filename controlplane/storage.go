@@ -1,7 +1,10 @@
 package controlplane
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
+	"sync"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -9,17 +12,27 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 
 	"github.com/capstan-io/capstan/storage"
+	"github.com/capstan-io/capstan/storage/cache"
 	"github.com/capstan-io/capstan/storage/etcd3"
 	"github.com/capstan-io/capstan/storage/storagecodec"
 )
 
-// StorageFactory makes the storage of each resource on one etcd.
+// StorageFactory makes the storage of each resource on one etcd: an etcd3
+// store, behind a watch cache unless WatchCache is off.
 type StorageFactory struct {
 	Client *clientv3.Client
 	Prefix string // --etcd-prefix
 	Scheme *runtime.Scheme
 	Codecs serializer.CodecFactory
 	Logger *slog.Logger
+	// WatchCache puts a watch cache in front of every resource but events
+	// (--watch-cache), as kube does.
+	WatchCache bool
+	// Compactions tells the caches what etcd history is gone.
+	Compactions cache.CompactRevisioner
+
+	mu     sync.Mutex // guards caches
+	caches []*cache.Cacher
 }
 
 // StorageSpec is where and how one resource is stored.
@@ -41,8 +54,44 @@ func (f *StorageFactory) New(spec StorageSpec) (storage.Interface, error) {
 	if spec.MemoryVersion != (schema.GroupVersion{}) && spec.MemoryVersion != spec.StorageVersion {
 		codec = storagecodec.NewConverting(f.Scheme, f.Codecs, spec.StorageVersion, spec.MemoryVersion)
 	}
-	return etcd3.New(etcd3.Config{
+	store, err := etcd3.New(etcd3.Config{
 		Client: f.Client, Codec: codec, NewFunc: spec.New, NewListFunc: spec.NewList,
 		Prefix: f.Prefix, ResourcePrefix: spec.KeyPrefix, GroupResource: spec.Resource, Logger: f.Logger,
 	})
+	if err != nil || !f.WatchCache || spec.Resource.Resource == "events" {
+		return store, err
+	}
+	c, err := cache.New(cache.Config{
+		Storage: store, NewFunc: spec.New, NewListFunc: spec.NewList, ResourcePrefix: spec.KeyPrefix,
+		GroupResource: spec.Resource, Compactions: f.Compactions, Logger: f.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("watch cache of %s: %w", spec.Resource, err)
+	}
+	f.mu.Lock()
+	f.caches = append(f.caches, c)
+	f.mu.Unlock()
+	return c, nil
+}
+
+// RunCaches fills and keeps current every watch cache until ctx is done.
+// Until a cache is filled, its requests go to etcd.
+func (f *StorageFactory) RunCaches(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.caches {
+		go c.Run(ctx)
+	}
+}
+
+// CachesReady is the readiness check of the watch caches.
+func (f *StorageFactory) CachesReady() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.caches {
+		if err := c.ReadinessCheck(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

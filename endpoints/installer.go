@@ -172,6 +172,7 @@ func verbs(s rest.Storage) []string {
 	_, collection := s.(rest.CollectionDeleter)
 	_, getter := s.(rest.Getter)
 	_, lister := s.(rest.Lister)
+	_, patcher := s.(rest.Patcher)
 	_, updater := s.(rest.Updater)
 	_, watcher := s.(rest.Watcher)
 	add(creater, "create")
@@ -179,7 +180,8 @@ func verbs(s rest.Storage) []string {
 	add(collection, "deletecollection")
 	add(getter, "get")
 	add(lister, "list")
-	add(updater, "patch", "update")
+	add(patcher, "patch")
+	add(updater, "update")
 	add(watcher, "watch")
 	return out
 }

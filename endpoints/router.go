@@ -3,7 +3,6 @@ package endpoints
 import (
 	"net/http"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -58,8 +57,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(request.WithNamespace(r.Context(), info.Namespace))
 	}
 	if !dispatch(s, w, r, info) {
-		handlers.WriteStatus(w, r, rt.serializer, handlers.ErrorToStatus(
-			apierrors.NewMethodNotSupported(s.GroupResource(), info.Verb), nil))
+		handlers.WriteStatus(w, r, rt.serializer, handlers.ErrorToStatus(handlers.MethodNotAllowed(), nil))
 	}
 }
 
@@ -67,7 +65,8 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // a namespaced object needs a namespace, a cluster-scoped one must have none.
 func scopeMatches(s *handlers.Scope, info *request.Info) bool {
 	if !s.Namespaced {
-		return info.Namespace == "" || info.Resource == "namespaces"
+		// /namespaces/{name}[/{subresource}] is a namespace itself.
+		return info.Namespace == "" || (info.Resource == "namespaces" && info.Namespace == info.Name)
 	}
 	if info.Namespace == "" {
 		return info.Name == "" && (info.Verb == "list" || info.Verb == "watch")

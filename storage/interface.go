@@ -115,7 +115,8 @@ type ListOptions struct {
 	// revision when nothing else happens (allowWatchBookmarks).
 	ProgressNotify bool
 	// SendInitialEvents asks Watch for an ADDED event per existing object
-	// followed by a BOOKMARK annotated k8s.io/initial-events-end (WatchList).
+	// followed, with ProgressNotify, by a BOOKMARK annotated
+	// k8s.io/initial-events-end (WatchList).
 	// nil means the default of the resourceVersion rules above.
 	SendInitialEvents *bool
 }

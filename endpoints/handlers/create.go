@@ -16,7 +16,7 @@ import (
 func (s *Scope) Create(w http.ResponseWriter, r *http.Request, name string) {
 	create, ok := s.creater(name)
 	if !ok {
-		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "create"))
+		s.writeError(w, r, MethodNotAllowed())
 		return
 	}
 	opts := &metav1.CreateOptions{}

@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -79,16 +81,51 @@ func (s *Scope) decodeBody(w http.ResponseWriter, r *http.Request, body []byte) 
 			return nil, err
 		}
 	} else if err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
+		return nil, s.decodeError(err, gvk, body)
+	}
+	if gvk.Kind != s.Kind.Kind || obj != into {
+		return nil, s.decodeError(fmt.Errorf("converting (%s) to (%s): unknown conversion", typeName(obj), typeName(into)), gvk, body)
 	}
 	if err := s.checkKind(*gvk); err != nil {
 		return nil, err
 	}
-	if obj != into {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s", gvk.Kind, gvk.Version, s.Kind.Kind))
-	}
 	s.defaults(obj)
 	return obj, nil
+}
+
+// decodeError is kube's 400 for a body that cannot be decoded as the
+// endpoint's kind: naming the body's kind when it has one, else showing the
+// start of the body.
+func (s *Scope) decodeError(err error, gvk *schema.GroupVersionKind, body []byte) error {
+	if gvk != nil && gvk.Kind != "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, s.Kind.Kind, err))
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", s.Kind.Kind, err, summarize(body, 30)))
+}
+
+// typeName is a Go type's package-qualified name, without the pointer.
+func typeName(obj runtime.Object) string {
+	t := reflect.TypeOf(obj)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.String()
+}
+
+// summarize shows at most max bytes of a body: as text if it looks like
+// JSON, in hex otherwise.
+func summarize(data []byte, max int) string {
+	suffix := ""
+	if len(data) > max {
+		data, suffix = data[:max], " ..."
+	}
+	switch {
+	case len(data) == 0:
+		return "<empty>"
+	case data[0] == '{':
+		return string(data) + suffix
+	}
+	return hex.EncodeToString(data) + suffix
 }
 
 func (s *Scope) strictErrors(w http.ResponseWriter, validation fieldValidation, gvk schema.GroupVersionKind, err error) error {

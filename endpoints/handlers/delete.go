@@ -13,7 +13,7 @@ import (
 func (s *Scope) Delete(w http.ResponseWriter, r *http.Request, name string) {
 	deleter, ok := s.Storage.(rest.GracefulDeleter)
 	if !ok {
-		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "delete"))
+		s.writeError(w, r, MethodNotAllowed())
 		return
 	}
 	opts, err := s.deleteOptions(r)
@@ -44,7 +44,7 @@ func (s *Scope) Delete(w http.ResponseWriter, r *http.Request, name string) {
 func (s *Scope) DeleteCollection(w http.ResponseWriter, r *http.Request) {
 	deleter, ok := s.Storage.(rest.CollectionDeleter)
 	if !ok {
-		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "deletecollection"))
+		s.writeError(w, r, MethodNotAllowed())
 		return
 	}
 	listOpts, err := s.listOptions(r, false)

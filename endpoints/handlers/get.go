@@ -12,7 +12,7 @@ import (
 func (s *Scope) Get(w http.ResponseWriter, r *http.Request, name string) {
 	getter, ok := s.Storage.(rest.Getter)
 	if !ok {
-		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "get"))
+		s.writeError(w, r, MethodNotAllowed())
 		return
 	}
 	opts := &metav1.GetOptions{}

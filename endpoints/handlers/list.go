@@ -27,7 +27,7 @@ func (s *Scope) List(w http.ResponseWriter, r *http.Request, watch bool) {
 	}
 	lister, ok := s.Storage.(rest.Lister)
 	if !ok {
-		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "list"))
+		s.writeError(w, r, MethodNotAllowed())
 		return
 	}
 	list, err := lister.List(r.Context(), opts)
@@ -46,6 +46,9 @@ func (s *Scope) listOptions(r *http.Request, watch bool) (*rest.ListOptions, err
 	}
 	if errs := validateListOptions(in, watch); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
+	}
+	if err := continueWithResourceVersion(in, watch); err != nil {
+		return nil, err
 	}
 	opts := &rest.ListOptions{
 		ResourceVersion: in.ResourceVersion, ResourceVersionMatch: in.ResourceVersionMatch,
@@ -93,49 +96,65 @@ func onlyMetadataFields(supported fields.Set) bool {
 }
 
 // validateListOptions applies kube's rules for combining resourceVersion,
-// resourceVersionMatch, continue and the WatchList options.
+// resourceVersionMatch, continue and sendInitialEvents. A resourceVersion
+// with a continue token is refused later, as a 400, once the token is known
+// to be valid.
 func validateListOptions(o *metav1.ListOptions, watch bool) field.ErrorList {
+	if watch {
+		return validateWatchOptions(o)
+	}
 	var errs field.ErrorList
-	rvm := o.ResourceVersionMatch
-	switch {
-	case rvm == "":
-	case o.ResourceVersion == "" && !(watch && isTrue(o.SendInitialEvents)):
-		errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden unless resourceVersion is provided"))
-	case rvm == metav1.ResourceVersionMatchExact && o.ResourceVersion == "0":
-		errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
-	case rvm != metav1.ResourceVersionMatchExact && rvm != metav1.ResourceVersionMatchNotOlderThan:
-		errs = append(errs, field.NotSupported(field.NewPath("resourceVersionMatch"), rvm,
-			[]string{string(metav1.ResourceVersionMatchExact), string(metav1.ResourceVersionMatchNotOlderThan), ""}))
-	}
-	if len(o.Continue) > 0 && !watch {
-		if len(o.ResourceVersion) > 0 && o.ResourceVersion != "0" {
-			errs = append(errs, field.Forbidden(field.NewPath("resourceVersion"), "specifying resource version is not allowed when using continue"))
+	path := field.NewPath("resourceVersionMatch")
+	if match := o.ResourceVersionMatch; match != "" {
+		if o.ResourceVersion == "" {
+			errs = append(errs, field.Forbidden(path, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
 		}
-		if rvm != "" {
-			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden when continue is provided"))
+		if o.Continue != "" {
+			errs = append(errs, field.Forbidden(path, "resourceVersionMatch is forbidden when continue is provided"))
+		}
+		if match != metav1.ResourceVersionMatchExact && match != metav1.ResourceVersionMatchNotOlderThan {
+			errs = append(errs, field.NotSupported(path, match,
+				[]string{string(metav1.ResourceVersionMatchExact), string(metav1.ResourceVersionMatchNotOlderThan), ""}))
+		}
+		if match == metav1.ResourceVersionMatchExact && o.ResourceVersion == "0" {
+			errs = append(errs, field.Forbidden(path, "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
 		}
 	}
-	return append(errs, validateWatchListOptions(o, watch)...)
-}
-
-func validateWatchListOptions(o *metav1.ListOptions, watch bool) field.ErrorList {
-	var errs field.ErrorList
-	if o.SendInitialEvents == nil {
-		if watch && o.ResourceVersionMatch != "" {
-			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
-		}
-		return errs
-	}
-	if !watch {
-		return append(errs, field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
-	}
-	if o.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan {
-		errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), fmt.Sprintf("sendInitialEvents requires setting resourceVersionMatch to %s", metav1.ResourceVersionMatchNotOlderThan)))
-	}
-	if *o.SendInitialEvents && !o.AllowWatchBookmarks {
-		errs = append(errs, field.Forbidden(field.NewPath("allowWatchBookmarks"), "sendInitialEvents requires setting allowWatchBookmarks to true"))
+	if o.SendInitialEvents != nil {
+		errs = append(errs, field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
 	}
 	return errs
 }
 
-func isTrue(b *bool) bool { return b != nil && *b }
+// validateWatchOptions: a watch takes resourceVersionMatch only with
+// sendInitialEvents, and then only NotOlderThan.
+func validateWatchOptions(o *metav1.ListOptions) field.ErrorList {
+	var errs field.ErrorList
+	path := field.NewPath("resourceVersionMatch")
+	match := o.ResourceVersionMatch
+	if o.SendInitialEvents != nil && match != metav1.ResourceVersionMatchNotOlderThan {
+		errs = append(errs, field.Forbidden(path, fmt.Sprintf("sendInitialEvents requires setting resourceVersionMatch to %s", metav1.ResourceVersionMatchNotOlderThan)))
+	}
+	if match != "" {
+		if o.SendInitialEvents == nil {
+			errs = append(errs, field.Forbidden(path, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+		}
+		if match != metav1.ResourceVersionMatchNotOlderThan {
+			errs = append(errs, field.NotSupported(path, match, []string{string(metav1.ResourceVersionMatchNotOlderThan)}))
+		}
+		if o.Continue != "" {
+			errs = append(errs, field.Forbidden(path, "resourceVersionMatch is forbidden when continue is provided"))
+		}
+	}
+	return errs
+}
+
+// continueWithResourceVersion refuses a list that names both a continue
+// token and a resourceVersion: the token carries its own.
+func continueWithResourceVersion(o *metav1.ListOptions, watch bool) error {
+	if watch || o.Continue == "" || o.ResourceVersion == "" || o.ResourceVersion == "0" {
+		return nil
+	}
+	return apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+}
+

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,9 +30,9 @@ var patchTypes = []types.PatchType{types.JSONPatchType, types.MergePatchType, ty
 // object inside the storage's update loop, so it never overwrites a
 // concurrent write.
 func (s *Scope) Patch(w http.ResponseWriter, r *http.Request, name string) {
-	updater, ok := s.Storage.(rest.Updater)
+	updater, ok := s.Storage.(rest.Patcher)
 	if !ok {
-		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "patch"))
+		s.writeError(w, r, MethodNotAllowed())
 		return
 	}
 	pt, err := s.patchType(r)
@@ -96,7 +95,6 @@ func (s *Scope) Patch(w http.ResponseWriter, r *http.Request, name string) {
 
 func (s *Scope) patchType(r *http.Request) (types.PatchType, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	var names []string
 	for _, pt := range patchTypes {
 		if pt == types.ApplyYAMLPatchType && s.FieldManager == nil {
 			continue
@@ -104,10 +102,9 @@ func (s *Scope) patchType(r *http.Request) (types.PatchType, error) {
 		if mt == string(pt) {
 			return pt, nil
 		}
-		names = append(names, string(pt))
 	}
-	return "", NewStatusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(names, ", "))
+	// kube has no route for other media types: its answer is the router's.
+	return "", NewStatusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type")
 }
 
 // applyPatch applies patch to old's JSON and decodes the result as a body.

@@ -14,6 +14,7 @@ import (
 func NewStatusError(code int, reason metav1.StatusReason, message string) *apierrors.StatusError {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status: metav1.StatusFailure, Code: int32(code), Reason: reason, Message: message,
+		Details: &metav1.StatusDetails{},
 	}}
 }
 
@@ -39,7 +40,15 @@ func ErrorToStatus(err error, logger *slog.Logger) *metav1.Status {
 	return &s
 }
 
-// MethodNotSupported is kube's 405 for a verb a resource does not serve.
+// MethodNotAllowed is kube's 405 for a method that no route of the
+// resource takes, such as PATCH of namespaces/finalize.
+func MethodNotAllowed() error {
+	return NewStatusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+		"the server does not allow this method on the requested resource")
+}
+
+// MethodNotSupported is kube's 405 for a watch of a resource that can be
+// listed but not watched: the one 405 that names the verb.
 func MethodNotSupported(gr schema.GroupResource, verb string) error {
 	return apierrors.NewMethodNotSupported(gr, verb)
 }

@@ -19,7 +19,7 @@ import (
 func (s *Scope) Update(w http.ResponseWriter, r *http.Request, name string) {
 	updater, ok := s.Storage.(rest.Updater)
 	if !ok {
-		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "update"))
+		s.writeError(w, r, MethodNotAllowed())
 		return
 	}
 	opts := &metav1.UpdateOptions{}

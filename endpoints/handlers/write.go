@@ -64,7 +64,11 @@ func (s *Scope) targetVersion(obj runtime.Object) schema.GroupVersion {
 func encodeTo(w http.ResponseWriter, r *http.Request, ns runtime.NegotiatedSerializer, code int,
 	info runtime.SerializerInfo, gv schema.GroupVersion, obj runtime.Object) {
 	var buf bytes.Buffer
-	enc := ns.EncoderForVersion(info.Serializer, gv)
+	serializer := info.Serializer
+	if info.PrettySerializer != nil && wantsPretty(r) {
+		serializer = info.PrettySerializer
+	}
+	enc := ns.EncoderForVersion(serializer, gv)
 	if err := enc.Encode(obj, &buf); err != nil {
 		status := ErrorToStatus(err, nil)
 		code = int(status.Code)
@@ -94,6 +98,17 @@ func writeBody(w http.ResponseWriter, r *http.Request, code int, contentType str
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}
+}
+
+// wantsPretty reports whether to indent the answer: when ?pretty asks, or
+// for the command-line and browser clients kube indents for.
+func wantsPretty(r *http.Request) bool {
+	if v := r.URL.Query().Get("pretty"); v != "" {
+		pretty, err := strconv.ParseBool(v)
+		return err == nil && pretty
+	}
+	ua := r.UserAgent()
+	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/")
 }
 
 func acceptsGzip(r *http.Request) bool {

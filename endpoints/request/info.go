@@ -105,12 +105,6 @@ func (p *Parser) Parse(r *http.Request) *Info {
 	default:
 		info.Resource = parts[0]
 	}
-	if info.Resource == "namespaces" && info.Name == "" {
-		info.Namespace = ""
-	}
-	if info.Resource == "namespaces" {
-		info.Namespace = info.Name
-	}
 	p.collectionVerb(r, info)
 	return info
 }

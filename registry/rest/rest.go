@@ -52,6 +52,13 @@ type Updater interface {
 		updateValidation ValidateObjectUpdateFunc, forceAllowCreate bool, opts *metav1.UpdateOptions) (obj runtime.Object, created bool, err error)
 }
 
+// Patcher can be patched: a patch reads the object and updates it. An
+// update-only subresource such as namespaces/finalize is no Patcher.
+type Patcher interface {
+	Getter
+	Updater
+}
+
 // GracefulDeleter deletes an object, at once or by marking it for deletion
 // when finalizers or a grace period hold it. deleted reports which.
 type GracefulDeleter interface {

@@ -49,16 +49,7 @@ func objectResourceVersion(obj runtime.Object) (int64, error) {
 }
 
 // parseResourceVersion parses a resourceVersion: "" and "0" are 0.
-func parseResourceVersion(rv string) (uint64, error) {
-	if rv == "" || rv == "0" {
-		return 0, nil
-	}
-	v, err := strconv.ParseUint(rv, 10, 64)
-	if err != nil || v > 1<<63-1 {
-		return 0, fmt.Errorf("%w: %q", storage.ErrInvalidResourceVersion, rv)
-	}
-	return v, nil
-}
+func parseResourceVersion(rv string) (uint64, error) { return storage.ParseResourceVersion(rv) }
 
 // setListMeta sets the list's resourceVersion, continue token and
 // remaining item count.

@@ -32,7 +32,7 @@ var _ watch.Interface = (*watcher)(nil)
 // Watch streams the changes under key. See storage.ListOptions: "" and "0"
 // start with an ADDED event per existing object (unless SendInitialEvents
 // is false), N with the changes after revision N. SendInitialEvents=true
-// ends the initial events with a BOOKMARK annotated
+// with ProgressNotify ends the initial events with a BOOKMARK annotated
 // k8s.io/initial-events-end. Errors after the start, such as a compacted
 // revision (410), arrive as one watch.Error event before the channel closes.
 func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
@@ -62,7 +62,9 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 		pred: opts.Predicate, progressNotify: opts.ProgressNotify,
 		result: make(chan watch.Event, resultBuffer),
 	}
-	go w.run(rev, initialEvents, sendInitial)
+	// The initial events end with a bookmark only for a client that takes
+	// bookmarks, as in kube.
+	go w.run(rev, initialEvents, sendInitial && opts.ProgressNotify)
 	return w, nil
 }
 

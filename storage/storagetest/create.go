@@ -86,7 +86,18 @@ func RunTestGet(ctx context.Context, t *testing.T, s storage.Interface) {
 			t.Fatalf("IgnoreNotFound left %+v, want the zero object", out)
 		}
 	})
-	for name, opt := range map[string]string{"empty": "", "zero": "0", "current": rvString(rv)} {
+	t.Run("resourceVersion zero", func(t *testing.T) {
+		// "0" accepts any state, even one from before the object existed:
+		// a cache may not have seen the Create yet.
+		out := &corev1.ConfigMap{}
+		if err := s.Get(ctx, key("get", "a"), storage.GetOptions{ResourceVersion: "0", IgnoreNotFound: true}, out); err != nil {
+			t.Fatal(err)
+		}
+		if out.ResourceVersion != "" && (out.ResourceVersion != stored.ResourceVersion || out.Data["k"] != "v") {
+			t.Fatalf("Get = %+v, want %+v or nothing", out, stored)
+		}
+	})
+	for name, opt := range map[string]string{"empty": "", "current": rvString(rv)} {
 		t.Run("resourceVersion "+name, func(t *testing.T) {
 			out := &corev1.ConfigMap{}
 			if err := s.Get(ctx, key("get", "a"), storage.GetOptions{ResourceVersion: opt}, out); err != nil {

@@ -91,7 +91,7 @@ func testWatchSendInitialEvents(ctx context.Context, t *testing.T, s storage.Int
 	stored := populate(ctx, t, s, "watch-sendinitial", "a", "b", "c")
 	yes := true
 	w := startWatch(ctx, t, s, nsKey("watch-sendinitial"), storage.ListOptions{
-		Recursive: true, SendInitialEvents: &yes, Predicate: labelPredicate(t, "even=true")})
+		Recursive: true, SendInitialEvents: &yes, ProgressNotify: true, Predicate: labelPredicate(t, "even=true")})
 	expectEvent(t, w, watch.Added, "a")
 	expectEvent(t, w, watch.Added, "c")
 	if rv := expectBookmark(t, w, true); rv < rvOf(t, stored[2].ResourceVersion) {

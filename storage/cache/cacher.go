@@ -1,0 +1,241 @@
+// Package cache is the watch cache: a storage.Interface in front of
+// another one (etcd3) that serves watches and lists from memory.
+//
+// A Cacher lists the underlying storage once, then keeps a copy of every
+// object of the resource current with one watch from that revision. Any
+// number of watches fan out from it; lists are served from immutable
+// snapshots of the state (copy-on-write B-tree clones), one per event of a
+// recent history window, so that exact-revision lists and continue tokens
+// work from memory. Consistent reads first wait until the cache has seen
+// the backend's current revision, and go to the backend if it cannot
+// catch up quickly: the cache never serves stale data where the API
+// promises fresh data. Writes, Count and most Gets go to the backend.
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/clock"
+
+	"github.com/capstan-io/capstan/storage"
+)
+
+// Defaults of the configuration.
+const (
+	// DefaultHistoryWindow is kube's: a bookmark period plus 15 seconds,
+	// so that a watcher can resume from its last bookmark.
+	DefaultHistoryWindow = 75 * time.Second
+	DefaultMinEvents     = 100
+	DefaultMaxEvents     = 100 * 1024
+	// DefaultWatcherBuffer is how many events wait for each watcher
+	// before it counts as not keeping up.
+	DefaultWatcherBuffer = 100
+)
+
+// Config describes the cache of one resource.
+type Config struct {
+	// Storage is the backend. Required. If it implements ProgressRequester
+	// (etcd3 does), consistent reads are served from the cache.
+	Storage storage.Interface
+	// NewFunc and NewListFunc are the backend's. Required.
+	NewFunc     func() runtime.Object
+	NewListFunc func() runtime.Object
+	// ResourcePrefix starts every key of the resource, as given to the
+	// backend ("/configmaps"). Required.
+	ResourcePrefix string
+	// KeyFunc returns an object's key. nil means NamespacedKeyFunc.
+	KeyFunc KeyFunc
+	// GroupResource names the resource in logs.
+	GroupResource schema.GroupResource
+	// History bounds the events kept; zero fields take the defaults.
+	History HistoryConfig
+	// WatcherBuffer: 0 means DefaultWatcherBuffer.
+	WatcherBuffer int
+	// Compactions, if set, tells the revision the backend compacted to
+	// (an *etcd3.Compactor); the cache then serves no older revision.
+	Compactions CompactRevisioner
+	Logger      *slog.Logger     // nil discards
+	Clock       clock.WithTicker // nil means the real clock
+}
+
+// HistoryConfig bounds the history: events are forgotten when there are
+// more than MaxEvents, or more than MinEvents and they are older than
+// Window. A watch can resume, and a list be read at an exact revision,
+// from any revision since the last event forgotten.
+type HistoryConfig struct {
+	Window               time.Duration
+	MinEvents, MaxEvents int
+}
+
+// ProgressRequester is a backend whose watches can be asked to report
+// the current revision (etcd3.Store): see RequestWatchProgress there.
+type ProgressRequester interface {
+	RequestWatchProgress(ctx context.Context) error
+}
+
+// CompactRevisioner tells the latest revision the backend compacted to.
+type CompactRevisioner interface {
+	CompactRevision() int64
+}
+
+// Cacher is the watch cache of one resource. Run fills it and keeps it
+// current; until it is ready every call goes to the backend.
+type Cacher struct {
+	storage        storage.Interface
+	newFunc        func() runtime.Object
+	newListFunc    func() runtime.Object
+	resourcePrefix string
+	keyFunc        KeyFunc
+	compactions    CompactRevisioner
+	watcherBuffer  int
+	logger         *slog.Logger
+	clock          clock.WithTicker
+	progress       *progressRequester
+	budget         *timeBudget // used by Run's goroutine only
+
+	// targets is reused by Run's goroutine to collect the watchers of an
+	// event.
+	targets []*cacheWatcher
+
+	mu      sync.RWMutex // guards the fields below
+	ready   bool         // the state is current up to rv
+	stopped bool         // Run has returned
+	lastErr error        // why the cache is not ready
+	rv      uint64       // the revision the cache has seen everything up to
+	state   *tree        // the live state, changed by Run's goroutine only
+	hist    history
+	// rvChanged is closed and replaced whenever rv or ready changes.
+	rvChanged chan struct{}
+	watchers  watcherIndex
+	// progressSeq counts the backend's progress notifications;
+	// lastProgressScan is when they last made bookmarks.
+	progressSeq      uint64
+	lastProgressScan time.Time
+}
+
+var _ storage.Interface = (*Cacher)(nil)
+
+// New returns the cache described by cfg; Run starts it.
+func New(cfg Config) (*Cacher, error) {
+	switch {
+	case cfg.Storage == nil:
+		return nil, errors.New("cache: Storage is required")
+	case cfg.NewFunc == nil || cfg.NewListFunc == nil:
+		return nil, errors.New("cache: NewFunc and NewListFunc are required")
+	}
+	if _, err := storage.PrepareKey(cfg.ResourcePrefix, cfg.ResourcePrefix, true); err != nil || cfg.ResourcePrefix == "/" {
+		return nil, fmt.Errorf("cache: invalid ResourcePrefix %q", cfg.ResourcePrefix)
+	}
+	cfg = withDefaults(cfg)
+	c := &Cacher{
+		storage: cfg.Storage, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc,
+		resourcePrefix: cfg.ResourcePrefix, keyFunc: cfg.KeyFunc, compactions: cfg.Compactions,
+		watcherBuffer: cfg.WatcherBuffer, clock: cfg.Clock,
+		logger:    cfg.Logger.With("resource", cfg.GroupResource.String()),
+		budget:    newTimeBudget(cfg.Clock),
+		hist:      history{cfg: cfg.History},
+		state:     newTree(),
+		rvChanged: make(chan struct{}),
+		watchers:  newWatcherIndex(),
+		lastErr:   errors.New("initializing"),
+	}
+	var request func(context.Context) error
+	if pr, ok := cfg.Storage.(ProgressRequester); ok {
+		request = pr.RequestWatchProgress
+	}
+	c.progress = newProgressRequester(request, cfg.Clock, c.logger)
+	c.hist.reset(c.state.Clone(), 0)
+	return c, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.KeyFunc == nil {
+		cfg.KeyFunc = NamespacedKeyFunc(cfg.ResourcePrefix)
+	}
+	if cfg.History.Window <= 0 {
+		cfg.History.Window = DefaultHistoryWindow
+	}
+	if cfg.History.MinEvents <= 0 {
+		cfg.History.MinEvents = DefaultMinEvents
+	}
+	if cfg.History.MaxEvents <= 0 {
+		cfg.History.MaxEvents = DefaultMaxEvents
+	}
+	cfg.History.MinEvents = min(cfg.History.MinEvents, cfg.History.MaxEvents)
+	if cfg.WatcherBuffer <= 0 {
+		cfg.WatcherBuffer = DefaultWatcherBuffer
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	return cfg
+}
+
+// Ready reports whether the cache is serving.
+func (c *Cacher) Ready() bool { return c.ReadinessCheck() == nil }
+
+// ReadinessCheck returns nil when the cache is serving, else why not: a
+// check for /readyz.
+func (c *Cacher) ReadinessCheck() error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	switch {
+	case c.stopped:
+		return errors.New("watch cache is stopped")
+	case !c.ready:
+		return fmt.Errorf("watch cache is not ready: %w", c.lastErr)
+	}
+	return nil
+}
+
+// Wait blocks until the cache is ready, it stops, or ctx ends.
+func (c *Cacher) Wait(ctx context.Context) error {
+	for {
+		c.mu.RLock()
+		ready, stopped, changed := c.ready, c.stopped, c.rvChanged
+		c.mu.RUnlock()
+		switch {
+		case stopped:
+			return errors.New("watch cache is stopped")
+		case ready:
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Compact forgets the history older than rev: the cache then serves no
+// revision before it, as the backend after a compaction to rev.
+func (c *Cacher) Compact(rev uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hist.compact(rev, c.rv)
+}
+
+// setRVLocked moves the cache to revision rv and wakes whoever waits.
+func (c *Cacher) setRVLocked(rv uint64) {
+	c.rv = rv
+	c.notifyLocked()
+}
+
+func (c *Cacher) notifyLocked() {
+	close(c.rvChanged)
+	c.rvChanged = make(chan struct{})
+}
+
+func formatRV(rv uint64) string { return strconv.FormatUint(rv, 10) }

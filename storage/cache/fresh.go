@@ -1,0 +1,133 @@
+package cache
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+const (
+	// freshTimeout bounds how long a read waits for the cache to reach the
+	// revision it needs before it goes to the backend (kube's 3s).
+	freshTimeout = 3 * time.Second
+	// progressRequestPeriod is how often the backend is asked for progress
+	// while a read waits.
+	progressRequestPeriod = 100 * time.Millisecond
+)
+
+// waitFresh waits until the cache has seen revision rv. It returns false
+// if the cache cannot serve rv within freshTimeout, or at all: the caller
+// then goes to the backend, which knows best (it also reports a revision
+// in the future). If checkFuture, a revision beyond the backend's current
+// one is not waited for.
+func (c *Cacher) waitFresh(ctx context.Context, rv uint64, checkFuture bool) (bool, error) {
+	c.mu.RLock()
+	current, ready := c.rv, c.ready
+	c.mu.RUnlock()
+	switch {
+	case !ready:
+		return false, nil
+	case rv <= current:
+		return true, nil
+	}
+	if checkFuture {
+		if now, err := c.storage.CurrentResourceVersion(ctx); err != nil || rv > now {
+			return false, nil
+		}
+	}
+	c.progress.add()
+	defer c.progress.remove()
+	timeout := c.clock.NewTimer(freshTimeout)
+	defer timeout.Stop()
+	for {
+		c.mu.RLock()
+		current, ready, changed := c.rv, c.ready, c.rvChanged
+		c.mu.RUnlock()
+		switch {
+		case !ready:
+			return false, nil
+		case rv <= current:
+			return true, nil
+		}
+		select {
+		case <-changed:
+		case <-timeout.C():
+			c.logger.Info("watch cache did not catch up in time; reading from storage", "rv", rv, "cacheRV", current)
+			return false, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// progressRequester asks the backend for progress notifications while
+// some read waits for the cache to catch up: at once when a read starts
+// waiting, then every progressRequestPeriod.
+// Without one, the cache catches up with the revisions of other resources
+// only at the backend's periodic notifications.
+type progressRequester struct {
+	request func(context.Context) error // nil: the backend cannot
+	clock   clock.Clock
+	logger  *slog.Logger
+	wake    chan struct{} // a buffered signal that a read waits
+
+	mu      sync.Mutex // guards waiting
+	waiting int
+}
+
+func newProgressRequester(request func(context.Context) error, clk clock.Clock, logger *slog.Logger) *progressRequester {
+	return &progressRequester{request: request, clock: clk, logger: logger, wake: make(chan struct{}, 1)}
+}
+
+func (p *progressRequester) add() {
+	p.mu.Lock()
+	p.waiting++
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (p *progressRequester) remove() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.waiting--
+}
+
+func (p *progressRequester) anyWaiting() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waiting > 0
+}
+
+// run requests progress while reads wait, until ctx ends. ctx must be the
+// context of the cache's watch: see etcd3.Store.RequestWatchProgress.
+func (p *progressRequester) run(ctx context.Context) {
+	if p.request == nil {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake:
+		}
+		for p.anyWaiting() {
+			if err := p.request(ctx); err != nil && ctx.Err() == nil {
+				p.logger.Debug("requesting watch progress", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-p.clock.After(progressRequestPeriod):
+			case <-p.wake:
+				// Another read started waiting: the answer to the last
+				// request may predate the revision it needs.
+			}
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package cache
+
+import (
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/conversion"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// setItems sets the Items of a list object (a typed list such as
+// ConfigMapList, or an UnstructuredList) to deep copies of elems, whose
+// objects must be pointers to the items' type. No items is [], not nil,
+// so that it encodes as kube's.
+func setItems(list runtime.Object, elems []*element) error {
+	ptr, err := meta.GetItemsPtr(list)
+	if err != nil {
+		return fmt.Errorf("list object %T: %w", list, err)
+	}
+	items, err := conversion.EnforcePtr(ptr)
+	if err != nil || items.Kind() != reflect.Slice {
+		return fmt.Errorf("list object %T has no Items slice", list)
+	}
+	items.Set(reflect.MakeSlice(items.Type(), len(elems), len(elems)))
+	itemType := items.Type().Elem()
+	for i, e := range elems {
+		v := reflect.ValueOf(e.obj.DeepCopyObject())
+		if v.Kind() != reflect.Pointer || v.Type().Elem() != itemType {
+			return fmt.Errorf("cannot list a %T into a %T", e.obj, list)
+		}
+		items.Index(i).Set(v.Elem())
+	}
+	return nil
+}
+
+// setListMeta sets the list's resourceVersion, continue token and
+// remaining item count.
+func setListMeta(list runtime.Object, rv uint64, continueToken string, remaining *int64) error {
+	m, err := meta.ListAccessor(list)
+	if err != nil {
+		return fmt.Errorf("setting list metadata: %w", err)
+	}
+	m.SetResourceVersion(formatRV(rv))
+	m.SetContinue(continueToken)
+	m.SetRemainingItemCount(remaining)
+	return nil
+}

@@ -1,0 +1,190 @@
+package cache
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/capstan-io/capstan/storage"
+)
+
+// cacheWatcher is one Watch served by the cache. Run's goroutine puts
+// events in input without blocking (or closes a watcher that does not
+// keep up); the watcher's own goroutine filters them, makes the events the
+// watch's predicate sees, and sends them to result.
+type cacheWatcher struct {
+	c         *Cacher
+	ctx       context.Context
+	key       string // the prepared key: a collection's ends in "/"
+	recursive bool
+	pred      storage.SelectionPredicate
+	bookmarks bool      // the watch asked for bookmarks (ProgressNotify)
+	deadline  time.Time // the watch's deadline, if any
+
+	input    chan *event
+	result   chan watch.Event
+	done     chan struct{} // closed when the watcher ends
+	stopOnce sync.Once
+
+	// Set before the goroutine starts, then its own:
+	initial     *tree    // the state to send ADDED events from, if any
+	endBookmark bool     // end the initial events with a bookmark
+	backlog     []*event // the history events to replay first
+	sentRV      uint64   // events up to this revision are sent or skipped
+
+	// Bookmark schedule, guarded by c.mu:
+	lastBookmark   time.Time // the last bookmark queued, or the start
+	bookmarked     bool      // a bookmark was queued
+	bookmarkRV     uint64    // the revision of the last bookmark queued
+	progressSeen   uint64    // Cacher.progressSeq at the last bookmark
+	deadlineMarked bool      // the bookmark before the deadline was queued
+}
+
+var _ watch.Interface = (*cacheWatcher)(nil)
+
+// ResultChan returns the events; it is closed when the watch ends.
+func (w *cacheWatcher) ResultChan() <-chan watch.Event { return w.result }
+
+// Stop ends the watch; the result channel closes soon after.
+func (w *cacheWatcher) Stop() {
+	w.c.removeWatcher(w)
+	w.terminate()
+}
+
+func (w *cacheWatcher) terminate() { w.stopOnce.Do(func() { close(w.done) }) }
+
+func (c *Cacher) removeWatcher(w *cacheWatcher) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.watchers.remove(w)
+}
+
+// run sends the initial events or the backlog, then the live events.
+func (w *cacheWatcher) run() {
+	defer close(w.result)
+	defer w.Stop()
+	if w.initial != nil && (!w.sendInitial() || w.endBookmark && !w.sendBookmark(w.sentRV, true)) {
+		return
+	}
+	w.initial = nil
+	for _, ev := range w.backlog {
+		if !w.deliver(ev) {
+			return
+		}
+	}
+	w.backlog = nil
+	for {
+		select {
+		case ev := <-w.input:
+			if !w.deliver(ev) {
+				return
+			}
+		case <-w.done:
+			return
+		case <-w.ctx.Done():
+			return
+		}
+	}
+}
+
+// sendInitial sends an ADDED event per selected object of w.initial.
+func (w *cacheWatcher) sendInitial() bool {
+	ok := true
+	each := func(e *element) bool {
+		if w.matches(e.obj) {
+			ok = w.send(watch.Event{Type: watch.Added, Object: e.obj.DeepCopyObject()})
+		}
+		return ok
+	}
+	if w.recursive {
+		ascendPrefix(w.initial, w.key, w.key, each)
+	} else if e, found := get(w.initial, w.key); found {
+		each(e)
+	}
+	return ok
+}
+
+// deliver sends what ev means to this watch, if anything; false if the
+// watch has ended.
+func (w *cacheWatcher) deliver(ev *event) bool {
+	if ev.rv <= w.sentRV {
+		return true
+	}
+	w.sentRV = ev.rv
+	if ev.typ == watch.Bookmark {
+		return w.sendBookmark(ev.rv, false)
+	}
+	if !w.inScope(ev.key) {
+		return true
+	}
+	out, ok := w.transform(ev)
+	return !ok || w.send(out)
+}
+
+// transform makes the event the predicate sees: an object entering the
+// selection is ADDED, one leaving it DELETED (its last selected state, at
+// the revision of the change), as in kube.
+func (w *cacheWatcher) transform(ev *event) (watch.Event, bool) {
+	if ev.typ == watch.Deleted {
+		return watch.Event{Type: watch.Deleted, Object: ev.obj.DeepCopyObject()}, w.matches(ev.obj)
+	}
+	cur := w.matches(ev.obj)
+	old := ev.prev != nil && w.matches(ev.prev)
+	switch {
+	case cur && old:
+		return watch.Event{Type: watch.Modified, Object: ev.obj.DeepCopyObject()}, true
+	case cur:
+		return watch.Event{Type: watch.Added, Object: ev.obj.DeepCopyObject()}, true
+	case old:
+		obj, err := copyWithRV(ev.prev, ev.rv)
+		if err != nil {
+			w.c.logger.Error("watch cache dropping an event", "key", ev.key, "err", err)
+			return watch.Event{}, false
+		}
+		return watch.Event{Type: watch.Deleted, Object: obj}, true
+	}
+	return watch.Event{}, false
+}
+
+func (w *cacheWatcher) inScope(key string) bool {
+	if w.recursive {
+		return strings.HasPrefix(key, w.key)
+	}
+	return key == w.key
+}
+
+func (w *cacheWatcher) matches(obj runtime.Object) bool { return matches(w.pred, obj) }
+
+// sendBookmark sends a BOOKMARK: an empty object carrying revision rv,
+// annotated as the end of the initial events if asked.
+func (w *cacheWatcher) sendBookmark(rv uint64, initialEventsEnd bool) bool {
+	obj := w.c.newFunc()
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		w.c.logger.Error("watch cache cannot make a bookmark", "err", err)
+		return true
+	}
+	m.SetResourceVersion(formatRV(rv))
+	if initialEventsEnd {
+		m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+	}
+	return w.send(watch.Event{Type: watch.Bookmark, Object: obj})
+}
+
+// send delivers e unless the watch ends first.
+func (w *cacheWatcher) send(e watch.Event) bool {
+	select {
+	case w.result <- e:
+		return true
+	case <-w.done:
+		return false
+	case <-w.ctx.Done():
+		return false
+	}
+}
