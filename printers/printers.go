@@ -11,6 +11,7 @@ package printers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -50,7 +51,7 @@ func (c *TableConvertor[T]) ConvertToTable(_ context.Context, obj runtime.Object
 	}
 	table := &metav1.Table{}
 	if opts == nil || !opts.NoHeaders {
-		table.ColumnDefinitions = c.Columns
+		table.ColumnDefinitions = slices.Clone(c.Columns)
 	}
 	if !meta.IsListType(obj) {
 		item, ok := obj.(T)
@@ -69,8 +70,10 @@ func (c *TableConvertor[T]) ConvertToTable(_ context.Context, obj runtime.Object
 		return nil, err
 	}
 	if c.ListRows != nil {
-		table.Rows, err = c.ListRows(items, now)
-		return table, err
+		if table.Rows, err = c.ListRows(items, now); err != nil {
+			return nil, err
+		}
+		return table, nil
 	}
 	table.Rows = make([]metav1.TableRow, 0, len(items))
 	for _, item := range items {

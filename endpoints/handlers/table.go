@@ -101,10 +101,14 @@ func (s *Scope) fillRowObjects(table *metav1.Table, obj runtime.Object, include 
 		items = []runtime.Object{obj}
 	}
 	for i := range table.Rows {
-		if i >= len(items) {
-			break
+		// A printer that orders rows itself says which object each is.
+		item := table.Rows[i].Object.Object
+		if item == nil && i < len(items) {
+			item = items[i]
 		}
-		table.Rows[i].Object = s.rowObject(items[i], include)
+		if item != nil {
+			table.Rows[i].Object = s.rowObject(item, include)
+		}
 	}
 	return nil
 }
