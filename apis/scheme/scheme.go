@@ -18,7 +18,9 @@ var (
 	// Scheme knows every built-in group version of k8s.io/api.
 	Scheme = runtime.NewScheme()
 	// Codecs serves JSON, YAML and protobuf for Scheme's types.
-	Codecs = serializer.NewCodecFactory(Scheme)
+	Codecs = serializer.NewCodecFactory(Scheme,
+		serializer.WithStreamingCollectionEncodingToJSON(),
+		serializer.WithStreamingCollectionEncodingToProtobuf())
 	// ParameterCodec decodes query parameters into option structs.
 	ParameterCodec = runtime.NewParameterCodec(Scheme)
 )

@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"bytes"
-	"compress/gzip"
 	"net/http"
 	"strconv"
 	"strings"
@@ -63,41 +61,25 @@ func (s *Scope) targetVersion(obj runtime.Object) schema.GroupVersion {
 
 func encodeTo(w http.ResponseWriter, r *http.Request, ns runtime.NegotiatedSerializer, code int,
 	info runtime.SerializerInfo, gv schema.GroupVersion, obj runtime.Object) {
-	var buf bytes.Buffer
 	serializer := info.Serializer
 	if info.PrettySerializer != nil && wantsPretty(r) {
 		serializer = info.PrettySerializer
 	}
-	enc := ns.EncoderForVersion(serializer, gv)
-	if err := enc.Encode(obj, &buf); err != nil {
-		status := ErrorToStatus(err, nil)
-		code = int(status.Code)
-		buf.Reset()
-		info, _ = runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
-		_ = ns.EncoderForVersion(info.Serializer, schema.GroupVersion{Version: "v1"}).Encode(status, &buf)
+	dw := newDeferredWriter(w, r, code, info.MediaType)
+	err := ns.EncoderForVersion(serializer, gv).Encode(obj, dw)
+	if err == nil {
+		_ = dw.Close()
+		return
 	}
-	writeBody(w, r, code, info.MediaType, buf.Bytes())
-}
-
-// writeBody writes body, gzipped when it is large and the client accepts it.
-func writeBody(w http.ResponseWriter, r *http.Request, code int, contentType string, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("X-Content-Type-Options", "nosniff")
-	if len(body) > gzipThreshold && acceptsGzip(r) {
-		var zb bytes.Buffer
-		zw := gzip.NewWriter(&zb)
-		_, _ = zw.Write(body)
-		_ = zw.Close()
-		h.Set("Content-Encoding", "gzip")
-		h.Add("Vary", "Accept-Encoding")
-		body = zb.Bytes()
+	if dw.started() {
+		// Part of the answer is on the wire: the client must see it fail.
+		panic(http.ErrAbortHandler)
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(code)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
-	}
+	status := ErrorToStatus(err, nil)
+	info, _ = runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	dw = newDeferredWriter(w, r, int(status.Code), info.MediaType)
+	_ = ns.EncoderForVersion(info.Serializer, schema.GroupVersion{Version: "v1"}).Encode(status, dw)
+	_ = dw.Close()
 }
 
 // wantsPretty reports whether to indent the answer: when ?pretty asks, or

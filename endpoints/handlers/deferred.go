@@ -1,0 +1,84 @@
+package handlers
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"strconv"
+)
+
+// deferredWriter holds the start of a response until it knows whether the
+// response is small: a small one is written whole with its Content-Length;
+// a large one streams to the client as it is encoded (gzipped when the
+// client accepts it), so that a list of N objects never exists twice in
+// memory, once as objects and once as bytes.
+type deferredWriter struct {
+	w           http.ResponseWriter
+	r           *http.Request
+	code        int
+	contentType string
+
+	buf       bytes.Buffer
+	streaming io.Writer // set once the response is large
+	gz        *gzip.Writer
+}
+
+func newDeferredWriter(w http.ResponseWriter, r *http.Request, code int, contentType string) *deferredWriter {
+	return &deferredWriter{w: w, r: r, code: code, contentType: contentType}
+}
+
+func (d *deferredWriter) Write(p []byte) (int, error) {
+	if d.streaming != nil {
+		return d.streaming.Write(p)
+	}
+	if d.buf.Len()+len(p) <= gzipThreshold {
+		return d.buf.Write(p)
+	}
+	d.startStreaming()
+	if _, err := d.streaming.Write(d.buf.Bytes()); err != nil {
+		return 0, err
+	}
+	d.buf.Reset()
+	return d.streaming.Write(p)
+}
+
+func (d *deferredWriter) startStreaming() {
+	h := d.w.Header()
+	h.Set("Content-Type", d.contentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	d.streaming = d.w
+	if acceptsGzip(d.r) {
+		h.Set("Content-Encoding", "gzip")
+		h.Add("Vary", "Accept-Encoding")
+		d.gz = gzip.NewWriter(d.w)
+		d.streaming = d.gz
+	}
+	d.w.WriteHeader(d.code)
+	if d.r.Method == http.MethodHead {
+		d.streaming = io.Discard
+	}
+}
+
+// started reports whether bytes have gone to the client.
+func (d *deferredWriter) started() bool { return d.streaming != nil }
+
+// Close finishes the response.
+func (d *deferredWriter) Close() error {
+	if d.streaming == nil {
+		h := d.w.Header()
+		h.Set("Content-Type", d.contentType)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Content-Length", strconv.Itoa(d.buf.Len()))
+		d.w.WriteHeader(d.code)
+		if d.r.Method != http.MethodHead {
+			_, err := d.w.Write(d.buf.Bytes())
+			return err
+		}
+		return nil
+	}
+	if d.gz != nil {
+		return d.gz.Close()
+	}
+	return nil
+}
