@@ -34,6 +34,11 @@ type Config struct {
 	Storage  *controlplane.StorageFactory
 	EventTTL time.Duration
 	Logger   *slog.Logger
+	// Services configures cluster IPs, node ports and the kubernetes Service.
+	Services controlplane.ServicesConfig
+	// Authorization is --authorization-mode's authorizer, which the kube
+	// server feeds with RBAC objects.
+	Authorization *controlplane.Authorization
 
 	// URL is where clients reach the server; Kubeconfig the admin
 	// kubeconfig written for it ("" when capstan did not generate certs).
@@ -41,6 +46,7 @@ type Config struct {
 	Kubeconfig string
 
 	etcdClient *clientv3.Client
+	compactor  *etcd3.Compactor
 	closers    []func() error
 }
 
@@ -59,7 +65,7 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	if c.etcdClient, err = c.connectEtcd(ctx, o); err != nil {
 		return nil, err
 	}
-	compactor, err := c.startCompactor(ctx)
+	c.compactor, err = c.startCompactor(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +86,9 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	}
 	c.closers = append(c.closers, func() error { return ignoreClosed(listener.Close()) })
 	port := listener.Addr().(*net.TCPAddr).Port
+	if c.Services, err = o.Services.config(publicIP(o), port); err != nil {
+		return nil, err
+	}
 	c.URL = "https://" + net.JoinHostPort(clientHost(o), strconv.Itoa(port))
 	if certs.Generated {
 		c.Kubeconfig = filepath.Join(o.DataDir, "admin.kubeconfig")
@@ -89,7 +98,10 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	}
 	c.Storage = &controlplane.StorageFactory{
 		Client: c.etcdClient, Prefix: o.EtcdPrefix, Scheme: scheme.Scheme, Codecs: scheme.Codecs, Logger: logger,
-		WatchCache: o.WatchCache, Compactions: compactor,
+		WatchCache: o.WatchCache, Compactions: c.compactor,
+	}
+	if c.Authorization, err = controlplane.NewAuthorization(o.AuthorizationModes); err != nil {
+		return nil, fmt.Errorf("--authorization-mode: %w", err)
 	}
 	c.Generic, err = c.genericConfig(o, certs, clientCAs, listener)
 	return c, err
@@ -121,6 +133,7 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x5
 			Convertor: scheme.Scheme, TypeConverter: types,
 		},
 		Authentication: auth,
+		Authorization:  c.Authorization.Authorizer,
 		Loopback:       server.NewLoopback(),
 		Discovery:      discovery.NewRegistry(),
 		OpenAPI:        catalog,
@@ -168,6 +181,10 @@ func clientHost(o *Options) string {
 // EtcdClient is the client of the etcd capstan stores in, for tests and
 // tools that need to reach below the API (to force a compaction, say).
 func (c *Config) EtcdClient() *clientv3.Client { return c.etcdClient }
+
+// Compactor is the compactor of etcd's history, for tests and tools that
+// force a compaction the watch caches must follow.
+func (c *Config) Compactor() *etcd3.Compactor { return c.compactor }
 
 // Close releases etcd and the listener.
 func (c *Config) Close() {

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/capstan-io/capstan/authz"
 )
 
 // Options are the command-line flags, with kube-apiserver's names where the
@@ -23,6 +26,12 @@ type Options struct {
 	TLSKeyFile       string
 	ClientCAFile     string
 	AnonymousAuth    bool
+
+	// AuthorizationModes is --authorization-mode, in order.
+	AuthorizationModes []string
+
+	// Services are --service-cluster-ip-range and --service-node-port-range.
+	Services ServiceOptions
 
 	EtcdServers []string
 	WatchCache  bool
@@ -44,10 +53,10 @@ type Options struct {
 // NewOptions returns the defaults.
 func NewOptions() *Options {
 	return &Options{
-		SecurePort: 6443, BindAddress: net.IPv4zero, AnonymousAuth: true,
+		SecurePort: 6443, BindAddress: net.IPv4zero, AnonymousAuth: true, AuthorizationModes: []string{authz.ModeRBAC},
 		EtcdPrefix: "/registry", DataDir: "capstan-data", WatchCache: true,
 		RequestTimeout: time.Minute, MinRequestTimeout: 1800, MaxRequestBodyBytes: 3 * 1024 * 1024,
-		EventTTL: time.Hour,
+		EventTTL: time.Hour, Services: NewServiceOptions(),
 	}
 }
 
@@ -61,6 +70,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File containing the default x509 private key matching --tls-cert-file.")
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.")
 	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to /healthz, /livez, /readyz and /version. Other requests without credentials are rejected with 401.")
+	fs.StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: "+
+		strings.Join(authz.ModeChoices, ",")+" (capstan implements "+strings.Join(authz.ImplementedModes, ",")+"). Members of system:masters are always allowed.")
+	o.Services.AddFlags(fs)
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Without it capstan runs an embedded etcd in --data-dir.")
 	fs.BoolVar(&o.WatchCache, "watch-cache", o.WatchCache, "Serve lists and watches from a cache in front of etcd.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
@@ -99,6 +111,12 @@ func (o *Options) Validate() error {
 	}
 	if o.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir must not be empty"))
+	}
+	if err := o.Services.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := authz.ValidateModes(o.AuthorizationModes); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -19,7 +19,8 @@ func (c *Config) CreateServerChain() (*server.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	kube, err := controlplane.Config{Generic: c.Generic, Storage: c.Storage, EventTTL: c.EventTTL, Logger: c.Logger}.New(crd.Server)
+	kube, err := controlplane.Config{Generic: c.Generic, Storage: c.Storage, EventTTL: c.EventTTL, Logger: c.Logger, Services: c.Services,
+		Authorization: c.Authorization}.New(crd.Server)
 	if err != nil {
 		return nil, err
 	}

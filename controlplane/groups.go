@@ -29,8 +29,8 @@ type builtGroup struct {
 	stores map[string]*registry.Store
 }
 
-// coreGroup is core/v1.
-func (f *StorageFactory) coreGroup(eventTTL time.Duration) (builtGroup, error) {
+// coreGroup is core/v1; evictions consult budgets.
+func (f *StorageFactory) coreGroup(eventTTL time.Duration, budgets core.DisruptionBudgets) (builtGroup, error) {
 	gv := corev1.SchemeGroupVersion
 	specs := []resourceSpec{
 		{name: "namespaces", kind: "Namespace", strategy: core.NamespaceStrategy{}, shortNames: []string{"ns"},
@@ -46,6 +46,7 @@ func (f *StorageFactory) coreGroup(eventTTL time.Duration) (builtGroup, error) {
 			new: func() runtime.Object { return &corev1.Event{} }, newList: func() runtime.Object { return &corev1.EventList{} }},
 	}
 	specs = append(specs, coreWorkloadSpecs()...)
+	specs = append(specs, coreClusterSpecs()...)
 	bg, err := f.buildGroup("", 0, gv, specs)
 	if err != nil {
 		return bg, err
@@ -55,7 +56,7 @@ func (f *StorageFactory) coreGroup(eventTTL time.Duration) (builtGroup, error) {
 		Storage: bg.stores["namespaces"].UpdateOnly(core.NamespaceFinalizeStrategy{})}
 	v := &bg.group.Versions[0]
 	v.Resources = append(v.Resources, finalize)
-	v.Resources = append(v.Resources, podSubresources(bg.stores["pods"])...)
+	v.Resources = append(v.Resources, podSubresources(bg.stores["pods"], budgets)...)
 	return bg, nil
 }
 

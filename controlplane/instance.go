@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/metadata"
 
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
+	"github.com/capstan-io/capstan/apis/policy"
 	"github.com/capstan-io/capstan/controlplane/controllers/namespace"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/server"
@@ -29,6 +30,10 @@ type Config struct {
 	Storage  *StorageFactory
 	EventTTL time.Duration // --event-ttl
 	Logger   *slog.Logger
+	// Services configures cluster IPs, node ports and the kubernetes Service.
+	Services ServicesConfig
+	// Authorization feeds the RBAC authorizer of the chain; nil without one.
+	Authorization *Authorization
 }
 
 // Instance is the kube server.
@@ -46,17 +51,32 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	core, err := c.Storage.coreGroup(c.EventTTL)
+	// pods/eviction consults the PodDisruptionBudgets of policy/v1.
+	policyGroup, err := c.Storage.policyGroup()
 	if err != nil {
 		return nil, err
 	}
-	groups := []builtGroup{core}
+	core, err := c.Storage.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]))
+	if err != nil {
+		return nil, err
+	}
+	network, err := c.installServices(s, &core)
+	if err != nil {
+		return nil, err
+	}
+	groups := []builtGroup{core, network, policyGroup}
 	for _, build := range []func() (builtGroup, error){
 		func() (builtGroup, error) { return c.Storage.eventsGroup(c.EventTTL) },
 		c.Storage.coordinationGroup,
 		c.Storage.appsGroup,
 		c.Storage.batchGroup,
 		func() (builtGroup, error) { return authenticationGroup(), nil },
+		c.Storage.schedulingGroup,
+		c.Storage.nodeGroup,
+		c.Storage.certificatesGroup,
+		c.Storage.autoscalingGroup,
+		c.Storage.discoveryGroup,
+		c.Storage.storageGroup,
 	} {
 		g, err := build()
 		if err != nil {
@@ -69,7 +89,11 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 			return nil, err
 		}
 	}
+	if err := c.installAuthorization(s); err != nil {
+		return nil, err
+	}
 	s.AddAdmissionPlugin(namespacelifecycle.New(namespaceGetter(core.stores["namespaces"])))
+	c.installPriorityClasses(s, groups)
 	s.AddPostStartHook("start-watch-caches", func(hc server.HookContext) error {
 		c.Storage.RunCaches(hc)
 		return nil

@@ -44,11 +44,12 @@ func coreWorkloadSpecs() []resourceSpec {
 	}
 }
 
-// podSubresources are pods/binding, pods/eviction and pods/ephemeralcontainers.
-func podSubresources(pods *registry.Store) []endpoints.Resource {
+// podSubresources are pods/binding, pods/eviction (which consults budgets)
+// and pods/ephemeralcontainers.
+func podSubresources(pods *registry.Store, budgets core.DisruptionBudgets) []endpoints.Resource {
 	return []endpoints.Resource{
 		{Name: "pods/binding", Kind: "Binding", Storage: core.NewBindingREST(pods), NoFieldManager: true},
-		{Name: "pods/eviction", Kind: "Eviction", KindGroupVersion: &policyV1, Storage: core.NewEvictionREST(pods), NoFieldManager: true},
+		{Name: "pods/eviction", Kind: "Eviction", KindGroupVersion: &policyV1, Storage: core.NewEvictionREST(pods, budgets), NoFieldManager: true},
 		{Name: "pods/ephemeralcontainers", Kind: "Pod", Storage: pods.Subresource(core.EphemeralContainersStrategy{}),
 			Defaulter: defaulter(core.PodStrategy{})},
 	}

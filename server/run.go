@@ -102,21 +102,29 @@ func (p *PreparedServer) Run(ctx context.Context) error {
 		}
 		defer stop()
 	}
-	p.runPostStartHooks(ctx)
+	// What post-start hooks start (controllers, watch caches) runs until
+	// the server stops serving, not only until shutdown begins: requests
+	// are still served during the shutdown delay.
+	hookCtx, stopHooks := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopHooks()
+	p.runPostStartHooks(hookCtx)
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("serving: %w", err)
 	case <-ctx.Done():
 	}
-	return p.shutdown(srv)
+	return p.shutdown(srv, stopHooks)
 }
 
-func (p *PreparedServer) shutdown(srv *http.Server) error {
+// shutdown fails /readyz, serves on for the delay, runs the pre-shutdown
+// hooks, then stops what the post-start hooks started and drains requests.
+func (p *PreparedServer) shutdown(srv *http.Server, stopHooks context.CancelFunc) error {
 	c := p.config
 	p.shuttingDown.Store(true)
 	c.Logger.Info("shutting down", "delay", c.ShutdownDelayDuration)
 	time.Sleep(c.ShutdownDelayDuration)
 	p.runPreShutdownHooks()
+	stopHooks()
 	drainCtx, cancel := context.WithTimeout(context.Background(), c.Limits.RequestTimeout+5*time.Second)
 	defer cancel()
 	// Watches never finish by themselves: end them once no new requests

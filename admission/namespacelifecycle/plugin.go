@@ -54,7 +54,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	msg := fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", a.Namespace)
 	err2 := apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, fmt.Errorf("%s", msg))
 	err2.ErrStatus.Details.Causes = append(err2.ErrStatus.Details.Causes, metav1.StatusCause{
-		Type: corev1.NamespaceTerminatingCause, Message: msg, Field: "metadata.namespace",
+		Type: corev1.NamespaceTerminatingCause, Message: fmt.Sprintf("namespace %s is being terminated", a.Namespace), Field: "metadata.namespace",
 	})
 	return err2
 }

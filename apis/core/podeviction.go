@@ -24,10 +24,11 @@ import (
 
 // EvictionREST serves pods/eviction: a policy/v1 Eviction deletes the pod
 // with the Eviction's DeleteOptions, after marking it with a
-// DisruptionTarget condition. PodDisruptionBudgets are not consulted yet:
-// every eviction is allowed, as with no budget.
+// DisruptionTarget condition, if the PodDisruptionBudget of a running pod
+// allows one more disruption.
 type EvictionREST struct {
-	store *registry.Store // the pods store, with the pods/status strategy
+	store   *registry.Store   // the pods store, with the pods/status strategy
+	budgets DisruptionBudgets // nil: no pod has a budget
 }
 
 var (
@@ -35,9 +36,10 @@ var (
 	_ rest.Scoper       = (*EvictionREST)(nil)
 )
 
-// NewEvictionREST returns the storage of pods/eviction over the pods store.
-func NewEvictionREST(pods *registry.Store) *EvictionREST {
-	return &EvictionREST{store: pods.WithStrategy(PodStatusStrategy{})}
+// NewEvictionREST returns the storage of pods/eviction over the pods store,
+// consulting budgets (which may be nil).
+func NewEvictionREST(pods *registry.Store, budgets DisruptionBudgets) *EvictionREST {
+	return &EvictionREST{store: pods.WithStrategy(PodStatusStrategy{}), budgets: budgets}
 }
 
 // New returns an empty policy/v1 Eviction.
@@ -79,28 +81,48 @@ func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Obje
 	if rvPreconditionSet(delOpts) {
 		retryOn = func(error) bool { return false }
 	}
+	var pod *corev1.Pod
+	deleted := false
 	err = retry.OnError(evictionRetry, retryOn, func() error {
 		got, err := r.store.Get(ctx, name, &metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		pod := got.(*corev1.Pod)
-		o := delOpts
-		// A pod that is still running may only go at the version the
-		// budgets were checked against.
-		if mayIgnoreBudgets(pod) && enforceResourceVersion(pod) && !rvPreconditionSet(delOpts) {
-			o = delOpts.DeepCopy()
-			if o.Preconditions == nil {
-				o.Preconditions = &metav1.Preconditions{}
-			}
-			o.Preconditions.ResourceVersion = &pod.ResourceVersion
+		pod = got.(*corev1.Pod)
+		if !mayIgnoreBudgets(pod) {
+			return nil // the budgets decide below
 		}
-		return r.markAndDelete(ctx, name, o)
+		o := delOpts
+		// A pending pod may only go at the version seen here, before it
+		// could start and count for its budget.
+		if enforceResourceVersion(pod) && !rvPreconditionSet(delOpts) {
+			o = withResourceVersion(delOpts, pod.ResourceVersion)
+		}
+		if err := r.markAndDelete(ctx, name, o); err != nil {
+			return err
+		}
+		deleted = true
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if !deleted {
+		if err := r.evictGuarded(ctx, pod, delOpts); err != nil {
+			return nil, err
+		}
+	}
 	return &metav1.Status{Status: metav1.StatusSuccess}, nil
+}
+
+// withResourceVersion returns a copy of o with a resourceVersion precondition.
+func withResourceVersion(o *metav1.DeleteOptions, rv string) *metav1.DeleteOptions {
+	o = o.DeepCopy()
+	if o.Preconditions == nil {
+		o.Preconditions = &metav1.Preconditions{}
+	}
+	o.Preconditions.ResourceVersion = &rv
+	return o
 }
 
 // evictionOf returns the name and DeleteOptions of a policy/v1 or v1beta1

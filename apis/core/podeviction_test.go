@@ -34,7 +34,7 @@ func runningPod(t *testing.T, ctx context.Context, s *registry.Store, name strin
 func TestEvictionDeletesAtOnce(t *testing.T) {
 	store := newPodStore(t)
 	ctx := request.WithNamespace(context.Background(), "ns")
-	r := NewEvictionREST(store)
+	r := NewEvictionREST(store, nil)
 	createPod(t, ctx, store, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pending"},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}})
 	runningPod(t, ctx, store, "zero")
@@ -56,7 +56,7 @@ func TestEvictionDeletesAtOnce(t *testing.T) {
 func TestEvictionGraceful(t *testing.T) {
 	store := newPodStore(t)
 	ctx := request.WithNamespace(context.Background(), "ns")
-	r := NewEvictionREST(store)
+	r := NewEvictionREST(store, nil)
 	runningPod(t, ctx, store, "web")
 
 	dry := &metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
@@ -83,7 +83,7 @@ func TestEvictionGraceful(t *testing.T) {
 func TestEvictionRefused(t *testing.T) {
 	store := newPodStore(t)
 	ctx := request.WithNamespace(context.Background(), "ns")
-	r := NewEvictionREST(store)
+	r := NewEvictionREST(store, nil)
 	pod := runningPod(t, ctx, store, "web")
 	stale := "1"
 	if pod.ResourceVersion == stale {

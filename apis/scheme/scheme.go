@@ -17,7 +17,9 @@ import (
 var (
 	// Scheme knows every built-in group version of k8s.io/api.
 	Scheme = runtime.NewScheme()
-	// Codecs serves JSON, YAML and protobuf for Scheme's types.
+	// Codecs serves JSON, YAML and protobuf for Scheme's types. Lists are
+	// encoded item by item, as kube does, so that a large list is not
+	// marshalled whole before the first byte is written.
 	Codecs = serializer.NewCodecFactory(Scheme,
 		serializer.WithStreamingCollectionEncodingToJSON(),
 		serializer.WithStreamingCollectionEncodingToProtobuf())
@@ -35,4 +37,6 @@ func init() {
 	utilruntime.Must(metav1.AddMetaToScheme(Scheme))
 	// events.k8s.io/v1 Events are stored as core/v1 Events.
 	utilruntime.Must(convert.AddConversionFuncs(Scheme))
+	// autoscaling/v1 HorizontalPodAutoscalers are stored as autoscaling/v2.
+	utilruntime.Must(convert.AddHPAConversionFuncs(Scheme))
 }

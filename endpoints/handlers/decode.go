@@ -83,11 +83,16 @@ func (s *Scope) decodeBody(w http.ResponseWriter, r *http.Request, body []byte) 
 	} else if err != nil {
 		return nil, s.decodeError(err, gvk, body)
 	}
+	// The endpoint's kind in another group version is refused for its
+	// version, as kube does once it has converted it; another kind does
+	// not convert.
+	if gvk.Kind == s.Kind.Kind {
+		if err := s.checkKind(*gvk); err != nil {
+			return nil, err
+		}
+	}
 	if gvk.Kind != s.Kind.Kind || obj != into {
 		return nil, s.decodeError(fmt.Errorf("converting (%s) to (%s): unknown conversion", typeName(obj), typeName(into)), gvk, body)
-	}
-	if err := s.checkKind(*gvk); err != nil {
-		return nil, err
 	}
 	s.defaults(obj)
 	return obj, nil
@@ -98,9 +103,16 @@ func (s *Scope) decodeBody(w http.ResponseWriter, r *http.Request, body []byte) 
 // start of the body.
 func (s *Scope) decodeError(err error, gvk *schema.GroupVersionKind, body []byte) error {
 	if gvk != nil && gvk.Kind != "" {
-		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, s.Kind.Kind, err))
+		return &bodyError{apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, s.Kind.Kind, err)), err}
 	}
-	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", s.Kind.Kind, err, summarize(body, 30)))
+	return &bodyError{apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", s.Kind.Kind, err, summarize(body, 30))), err}
+}
+
+// bodyError is the answer to a body that does not decode, and the
+// decoder's error: a patch reports that one on its own terms.
+type bodyError struct {
+	*apierrors.StatusError
+	cause error
 }
 
 // typeName is a Go type's package-qualified name, without the pointer.
@@ -130,7 +142,7 @@ func summarize(data []byte, max int) string {
 
 func (s *Scope) strictErrors(w http.ResponseWriter, validation fieldValidation, gvk schema.GroupVersionKind, err error) error {
 	if validation == validationStrict {
-		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, s.Kind.Kind, err))
+		return s.decodeError(err, &gvk, nil)
 	}
 	if strict, ok := runtime.AsStrictDecodingError(err); ok && validation == validationWarn {
 		for _, e := range strict.Errors() {

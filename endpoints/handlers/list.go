@@ -157,4 +157,3 @@ func continueWithResourceVersion(o *metav1.ListOptions, watch bool) error {
 	}
 	return apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
 }
-

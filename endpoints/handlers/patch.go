@@ -13,9 +13,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/capstan-io/capstan/admission"
@@ -107,6 +109,10 @@ func (s *Scope) patchType(r *http.Request) (types.PatchType, error) {
 	return "", NewStatusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type")
 }
 
+// maxJSONPatchOperations bounds the work one JSON patch may ask for, as
+// kube does.
+const maxJSONPatchOperations = 10000
+
 // applyPatch applies patch to old's JSON and decodes the result as a body.
 func (s *Scope) applyPatch(w http.ResponseWriter, r *http.Request, pt types.PatchType, patch []byte, old runtime.Object) (runtime.Object, error) {
 	original, err := s.encodeJSON(old)
@@ -119,6 +125,10 @@ func (s *Scope) applyPatch(w http.ResponseWriter, r *http.Request, pt types.Patc
 		ops, err := jsonpatch.DecodePatch(patch)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		if len(ops) > maxJSONPatchOperations {
+			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf(
+				"The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
 		if patched, err = ops.Apply(original); err != nil {
 			return nil, NewStatusError(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, err.Error())
@@ -133,10 +143,17 @@ func (s *Scope) applyPatch(w http.ResponseWriter, r *http.Request, pt types.Patc
 		}
 	}
 	// The patched document is decoded as a JSON body, whatever the
-	// request's Content-Type was.
+	// request's Content-Type was. As in kube, a patch whose result does not
+	// decode, or has fields strict validation refuses, is invalid.
 	jr := r.Clone(r.Context())
 	jr.Header.Set("Content-Type", runtime.ContentTypeJSON)
-	return s.decodeBody(w, jr, patched)
+	obj, err := s.decodeBody(w, jr, patched)
+	var bad *bodyError
+	if errors.As(err, &bad) {
+		return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+			field.Invalid(field.NewPath("patch"), string(patched), bad.cause.Error())})
+	}
+	return obj, err
 }
 
 // applyServerSide merges an apply configuration into old (nil when the

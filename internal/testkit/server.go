@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/capstan-io/capstan/app"
+	"github.com/capstan-io/capstan/storage/etcd3"
 )
 
 // Server is a capstan started in-process for a test, with its own data dir
@@ -27,10 +28,11 @@ type Server struct {
 	// Config is the admin's client config.
 	Config *rest.Config
 
-	flags  []string
-	cancel context.CancelFunc
-	done   chan error
-	etcd   *clientv3.Client
+	flags     []string
+	cancel    context.CancelFunc
+	done      chan error
+	etcd      *clientv3.Client
+	compactor *etcd3.Compactor
 }
 
 // StartServer starts capstan with the given extra flags and waits until
@@ -62,7 +64,7 @@ func (s *Server) start(t testing.TB) {
 	go func() { s.done <- app.Run(ctx, o, out, func(c *app.Config) { ready <- c }) }()
 	select {
 	case c := <-ready:
-		s.Kubeconfig, s.URL, s.etcd = c.Kubeconfig, c.URL, c.EtcdClient()
+		s.Kubeconfig, s.URL, s.etcd, s.compactor = c.Kubeconfig, c.URL, c.EtcdClient(), c.Compactor()
 	case err := <-s.done:
 		t.Fatalf("capstan did not start: %v", err)
 	case <-time.After(time.Minute):
@@ -126,7 +128,8 @@ func (s *Server) Restart(t testing.TB) {
 
 // CompactEtcd compacts the server's etcd up to its current revision, as the
 // compactor would after an interval, and returns that revision: every
-// resourceVersion older than it is gone.
+// resourceVersion older than it is gone from etcd at once, and from the
+// watch caches within a second or so.
 func (s *Server) CompactEtcd(t testing.TB) int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -136,10 +139,26 @@ func (s *Server) CompactEtcd(t testing.TB) int64 {
 		t.Fatalf("reading etcd's revision: %v", err)
 	}
 	rev := resp.Header.Revision
-	if _, err := s.etcd.Compact(ctx, rev, clientv3.WithCompactPhysical()); err != nil {
+	if err := s.compactor.CompactNow(ctx, rev); err != nil {
 		t.Fatalf("compacting etcd to %d: %v", rev, err)
 	}
 	return rev
+}
+
+// EtcdKeys returns every key in the server's etcd, sorted.
+func (s *Server) EtcdKeys(t testing.TB) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := s.etcd.Get(ctx, "\x00", clientv3.WithFromKey(), clientv3.WithKeysOnly())
+	if err != nil {
+		t.Fatalf("listing etcd keys: %v", err)
+	}
+	keys := make([]string, len(resp.Kvs))
+	for i, kv := range resp.Kvs {
+		keys[i] = string(kv.Key)
+	}
+	return keys
 }
 
 // FreePort returns a free loopback TCP port.

@@ -1,12 +1,8 @@
 package filters
 
 import (
-	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
@@ -28,34 +24,8 @@ func WithAuthorization(a authz.Authorizer, logger *slog.Logger) Filter {
 			if err != nil {
 				logger.Error("authorization failed", "err", err)
 			}
-			writeStatus(w, http.StatusForbidden, metav1.StatusReasonForbidden, forbiddenMessage(user, info, reason))
+			status := authz.Forbidden(authz.Attributes{User: user, Info: info}, reason).ErrStatus
+			writeStatusObject(w, &status)
 		})
 	}
-}
-
-func forbiddenMessage(u *authn.User, info *request.Info, reason string) string {
-	name := "<unknown>"
-	if u != nil {
-		name = u.Name
-	}
-	if info == nil {
-		info = &request.Info{}
-	}
-	var msg string
-	if !info.IsResourceRequest {
-		msg = fmt.Sprintf("forbidden: User %q cannot %s path %q", name, info.Verb, info.Path)
-	} else {
-		resource := info.Resource
-		if info.Subresource != "" {
-			resource += "/" + info.Subresource
-		}
-		msg = fmt.Sprintf("%s is forbidden: User %q cannot %s resource %q in API group %q", resource, name, info.Verb, resource, info.APIGroup)
-		if info.Namespace != "" {
-			msg += fmt.Sprintf(" in the namespace %q", info.Namespace)
-		}
-	}
-	if reason != "" {
-		msg += ": " + strings.TrimSpace(reason)
-	}
-	return msg
 }

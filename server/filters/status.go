@@ -7,16 +7,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// writeStatus writes a Status as JSON. Filters run before content
-// negotiation, and every client reads JSON Status bodies.
-func writeStatus(w http.ResponseWriter, code int, reason metav1.StatusReason, message string) {
-	status := metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusFailure, Message: message, Reason: reason, Code: int32(code),
-	}
+// writeStatusObject writes a complete Status as JSON.
+func writeStatusObject(w http.ResponseWriter, status *metav1.Status) {
+	status.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
 	body, _ := json.Marshal(status)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(code)
+	w.WriteHeader(int(status.Code))
 	_, _ = w.Write(body)
+}
+
+// writeStatus writes a failure Status as JSON.
+func writeStatus(w http.ResponseWriter, code int, reason metav1.StatusReason, message string) {
+	writeStatusObject(w, &metav1.Status{Status: metav1.StatusFailure, Message: message, Reason: reason, Code: int32(code)})
 }

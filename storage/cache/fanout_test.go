@@ -63,7 +63,10 @@ func collect(w watch.Interface, n int) (map[uint64]string, error) {
 func TestFanOut(t *testing.T) {
 	const watchers, writes = 100, 1000
 	s := &countingStorage{Store: newTestStore(t)}
-	c := newTestCacher(t, s, Config{})
+	// Buffers that hold every event: on a loaded machine a watcher's
+	// goroutine may not run for a while, and this test is about delivery,
+	// not about closing slow watchers (TestSlowWatcher is).
+	c := newTestCacher(t, s, Config{WatcherBuffer: writes + 10})
 	from := fmt.Sprint(cacheRV(c))
 	results := make([]chan error, watchers)
 	for i := range results {

@@ -46,9 +46,20 @@ func (c *slogCore) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.Che
 }
 
 func (c *slogCore) Write(e zapcore.Entry, fields []zapcore.Field) error {
+	level := slog.LevelError
+	if benign[e.Message] {
+		level = slog.LevelDebug
+	}
 	attrs := append(append([]slog.Attr{slog.String("component", "etcd")}, c.attrs...), fieldsToAttrs(fields)...)
-	c.logger.LogAttrs(context.Background(), slog.LevelError, e.Message, attrs...)
+	c.logger.LogAttrs(context.Background(), level, e.Message, attrs...)
 	return nil
+}
+
+// benign are the errors etcd logs in normal operation of a one-member
+// embedded server: right after a start the storage-version check may run
+// before the first raft term is known, and etcd retries it by itself.
+var benign = map[string]bool{
+	"failed to update storage version": true,
 }
 
 func (c *slogCore) Sync() error { return nil }

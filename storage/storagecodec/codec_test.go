@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -86,5 +88,37 @@ func TestGarbageIsAnError(t *testing.T) {
 		if _, _, err := codec.Decode(data, nil, &out); err == nil {
 			t.Errorf("Decode(%q) succeeded", data)
 		}
+	}
+}
+
+// TestNewConvertingAcrossGroups: a resource served in one group and stored
+// in another (events.k8s.io/v1 Events stored as core/v1 Events) converts
+// both ways through the scheme.
+func TestNewConvertingAcrossGroups(t *testing.T) {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(scheme.AddConversionFunc((*eventsv1.Event)(nil), (*corev1.Event)(nil), func(a, b any, _ conversion.Scope) error {
+		in, out := a.(*eventsv1.Event), b.(*corev1.Event)
+		out.ObjectMeta, out.Message = in.ObjectMeta, in.Note
+		return nil
+	}))
+	utilruntime.Must(scheme.AddConversionFunc((*corev1.Event)(nil), (*eventsv1.Event)(nil), func(a, b any, _ conversion.Scope) error {
+		in, out := a.(*corev1.Event), b.(*eventsv1.Event)
+		out.ObjectMeta, out.Note = in.ObjectMeta, in.Message
+		return nil
+	}))
+	codecs := serializer.NewCodecFactory(scheme)
+	codec := NewConverting(scheme, codecs, corev1.SchemeGroupVersion, eventsv1.SchemeGroupVersion)
+	data, err := runtime.Encode(codec, &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e", Namespace: "ns"}, Note: "n"})
+	if err != nil {
+		t.Fatalf("encoding an events.k8s.io/v1 Event for storage: %v", err)
+	}
+	var stored corev1.Event
+	if _, _, err := New(scheme, codecs, corev1.SchemeGroupVersion).Decode(data, nil, &stored); err != nil || stored.Message != "n" {
+		t.Fatalf("stored as core/v1: %+v, %v", stored, err)
+	}
+	var served eventsv1.Event
+	if _, _, err := codec.Decode(data, nil, &served); err != nil || served.Note != "n" || served.Name != "e" {
+		t.Fatalf("read back as events.k8s.io/v1: %+v, %v", served, err)
 	}
 }

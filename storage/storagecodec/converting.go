@@ -13,5 +13,11 @@ import (
 // as kube stores them, so both APIs serve the same objects.
 func NewConverting(scheme *runtime.Scheme, codecs serializer.CodecFactory, storageGV, memoryGV schema.GroupVersion) runtime.Codec {
 	pb := protobuf.NewSerializer(scheme, scheme)
-	return codecs.CodecForVersions(pb, decoder(scheme, pb), storageGV, memoryGV)
+	// The two versions may be in different groups: each versioner takes
+	// the kinds of both groups, or the scheme would refuse to convert
+	// across them.
+	groups := []schema.GroupKind{{Group: storageGV.Group}, {Group: memoryGV.Group}}
+	encodeTo := runtime.NewMultiGroupVersioner(storageGV, groups...)
+	decodeTo := runtime.NewMultiGroupVersioner(memoryGV, groups...)
+	return codecs.CodecForVersions(pb, decoder(scheme, pb), encodeTo, decodeTo)
 }

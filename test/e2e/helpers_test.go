@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
 
 	"github.com/capstan-io/capstan/internal/testkit"
 )
@@ -45,6 +45,8 @@ func ctx(t *testing.T) context.Context {
 }
 
 var nameSeq atomic.Int64
+
+var sprintf = fmt.Sprintf
 
 // unique returns a fresh name with the given prefix.
 func unique(prefix string) string { return fmt.Sprintf("%s-%d", prefix, nameSeq.Add(1)) }
@@ -109,12 +111,12 @@ type response struct {
 	body   []byte
 }
 
-// status decodes the body as a JSON metav1.Status.
+// status decodes the body as a JSON or YAML metav1.Status.
 func (r response) status(t *testing.T) metav1.Status {
 	t.Helper()
 	var s metav1.Status
-	if err := json.Unmarshal(r.body, &s); err != nil || s.Kind != "Status" {
-		t.Fatalf("body is not a JSON Status (%v): %.300s", err, r.body)
+	if err := yaml.Unmarshal(r.body, &s); err != nil || s.Kind != "Status" {
+		t.Fatalf("body is not a Status (%v): %.300s", err, r.body)
 	}
 	return s
 }
@@ -199,7 +201,7 @@ func eventually(t *testing.T, d time.Duration, what string, cond func(ctx contex
 
 // warnings collects the Warning headers client-go reports.
 type warnings struct {
-	mu   sync.Mutex // guards got
+	mu  sync.Mutex // guards got
 	got []string
 }
 
@@ -225,4 +227,69 @@ func (e *env) clientWith(t *testing.T, adjust func(cfg *rest.Config)) kubernetes
 		t.Fatal(err)
 	}
 	return c
+}
+
+// names lists the names of objects, comma separated, in list order.
+func names[T any, PT interface {
+	*T
+	GetName() string
+}](items []T) string {
+	out := make([]string, len(items))
+	for i := range items {
+		out[i] = PT(&items[i]).GetName()
+	}
+	return strings.Join(out, ",")
+}
+
+// requestLog records what a client's transport sees.
+type requestLog struct {
+	mu      sync.Mutex // guards entries
+	entries []string
+}
+
+func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		l.add(r.URL.RequestURI())
+		return rt.RoundTrip(r)
+	})
+}
+
+func (l *requestLog) add(entry string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = append(l.entries, entry)
+}
+
+func (l *requestLog) seen(part string) bool {
+	for _, u := range l.list() {
+		if strings.Contains(u, part) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *requestLog) list() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.entries...)
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// expiredSoon retries call until it fails with 410 Expired, as it does
+// once the watch cache has followed a compaction, and returns that Status.
+func expiredSoon(t *testing.T, call func() error) *metav1.Status {
+	t.Helper()
+	var last error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if last = call(); apierrors.IsResourceExpired(last) || apierrors.IsGone(last) {
+			s := last.(apierrors.APIStatus).Status()
+			return &s
+		}
+	}
+	t.Fatalf("no 410 Expired within 10s after a compaction; last answer %v", last)
+	return nil
 }

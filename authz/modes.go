@@ -1,0 +1,99 @@
+package authz
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/capstan-io/capstan/authn"
+)
+
+// The values of --authorization-mode, as kube-apiserver spells them.
+const (
+	ModeAlwaysAllow = "AlwaysAllow"
+	ModeAlwaysDeny  = "AlwaysDeny"
+	ModeABAC        = "ABAC"
+	ModeWebhook     = "Webhook"
+	ModeRBAC        = "RBAC"
+	ModeNode        = "Node"
+)
+
+// ModeChoices are the modes kube-apiserver knows, in the order its help
+// lists them.
+var ModeChoices = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeABAC, ModeWebhook, ModeRBAC, ModeNode}
+
+// ImplementedModes are the modes capstan serves today.
+var ImplementedModes = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeRBAC}
+
+// PrivilegedGroupAuthorizerName names the authorizer that lets
+// system:masters do anything, ahead of the configured modes.
+const PrivilegedGroupAuthorizerName = "kubernetes.io/system-privileged-group"
+
+// ValidateModes reports what is wrong with a --authorization-mode list:
+// none given, a mode kube does not know, one capstan does not implement
+// yet, or one given twice.
+func ValidateModes(modes []string) error {
+	if len(modes) == 0 {
+		return errors.New("at least one authorization-mode must be passed")
+	}
+	var errs []error
+	for _, m := range modes {
+		switch {
+		case !slices.Contains(ModeChoices, m):
+			errs = append(errs, fmt.Errorf("authorization-mode %q is not a valid mode", m))
+		case !slices.Contains(ImplementedModes, m):
+			errs = append(errs, fmt.Errorf("authorization-mode %q is not supported by capstan yet (supported: %s)",
+				m, strings.Join(ImplementedModes, ", ")))
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range modes {
+		if seen[m] {
+			errs = append(errs, fmt.Errorf("authorization-mode %q has mode specified more than once", modes))
+			break
+		}
+		seen[m] = true
+	}
+	return errors.Join(errs...)
+}
+
+// ModeAuthorizers are the authorizers of the modes that are more than a
+// constant.
+type ModeAuthorizers struct {
+	RBAC Authorizer
+}
+
+// ForModes is kube's authorizer for a --authorization-mode list: the
+// privileged-group authorizer (system:masters may do anything), then each
+// mode in the order given, each named as kube names it in reasons
+// ("rbac", "alwaysdeny").
+func ForModes(modes []string, m ModeAuthorizers) (Authorizer, error) {
+	if err := ValidateModes(modes); err != nil {
+		return nil, err
+	}
+	chain := []Named{{Name: PrivilegedGroupAuthorizerName, Authorizer: PrivilegedGroups(authn.SystemPrivilegedGroup)}}
+	for _, mode := range modes {
+		a, err := m.authorizer(mode)
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, Named{Name: strings.ToLower(mode), Authorizer: a})
+	}
+	return Union(chain...), nil
+}
+
+func (m ModeAuthorizers) authorizer(mode string) (Authorizer, error) {
+	switch mode {
+	case ModeAlwaysAllow:
+		return allowAll{}, nil
+	case ModeAlwaysDeny:
+		return denyAll{}, nil
+	case ModeRBAC:
+		if m.RBAC == nil {
+			return nil, errors.New("authorization-mode RBAC needs an RBAC authorizer")
+		}
+		return m.RBAC, nil
+	}
+	return nil, fmt.Errorf("authorization-mode %q is not supported by capstan yet", mode)
+}

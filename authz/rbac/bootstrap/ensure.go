@@ -1,0 +1,124 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
+	"k8s.io/client-go/util/retry"
+)
+
+// maxAttempts bounds the re-runs of one object that keeps appearing or
+// disappearing while it is reconciled.
+const maxAttempts = 3
+
+// Reconciler brings the stored policy up to ClusterRoles and
+// ClusterRoleBindings through the API, as kube's rbac/bootstrap-roles
+// post-start hook does at every start.
+type Reconciler struct {
+	Client rbacclient.RbacV1Interface
+	Logger *slog.Logger
+}
+
+// Ensure reconciles every bootstrap object, carrying on past failures, and
+// returns them all. Conflicts and 503s are retried.
+func (r Reconciler) Ensure(ctx context.Context) error {
+	var errs []error
+	for _, role := range ClusterRoles() {
+		err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.role(ctx, &role, 0) })
+		if err != nil {
+			errs = append(errs, fmt.Errorf("clusterrole %s: %w", role.Name, err))
+		}
+	}
+	for _, b := range ClusterRoleBindings() {
+		err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.binding(ctx, &b, 0) })
+		if err != nil {
+			errs = append(errs, fmt.Errorf("clusterrolebinding %s: %w", b.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func retriable(err error) bool {
+	return apierrors.IsConflict(err) || apierrors.IsServiceUnavailable(err)
+}
+
+// role reconciles one ClusterRole.
+func (r Reconciler) role(ctx context.Context, expected *rbacv1.ClusterRole, attempt int) error {
+	if attempt >= maxAttempts {
+		return errors.New("exceeded maximum attempts")
+	}
+	client := r.Client.ClusterRoles()
+	existing, err := client.Get(ctx, expected.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		existing, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	res := ReconcileClusterRole(existing, expected)
+	switch {
+	case res.Protected && res.Op != OpNone:
+		r.Logger.Warn("skipped reconcile-protected clusterrole with missing permissions", "clusterrole", expected.Name, "missing", res.MissingRules)
+	case res.Op == OpCreate:
+		_, err = client.Create(ctx, res.Role, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return r.role(ctx, expected, attempt+1)
+		}
+	case res.Op == OpUpdate:
+		_, err = client.Update(ctx, res.Role, metav1.UpdateOptions{})
+		if apierrors.IsNotFound(err) {
+			return r.role(ctx, expected, attempt+1)
+		}
+	}
+	if err == nil && res.Op != OpNone && !res.Protected {
+		r.Logger.Debug("reconciled clusterrole", "clusterrole", expected.Name, "operation", res.Op)
+	}
+	return err
+}
+
+// binding reconciles one ClusterRoleBinding.
+func (r Reconciler) binding(ctx context.Context, expected *rbacv1.ClusterRoleBinding, attempt int) error {
+	if attempt >= maxAttempts {
+		return errors.New("exceeded maximum attempts")
+	}
+	client := r.Client.ClusterRoleBindings()
+	existing, err := client.Get(ctx, expected.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		existing, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	res := ReconcileClusterRoleBinding(existing, expected)
+	switch {
+	case res.Protected && res.Op != OpNone:
+		r.Logger.Warn("skipped reconcile-protected clusterrolebinding with missing subjects", "clusterrolebinding", expected.Name, "missing", res.MissingSubjects)
+		return nil
+	case res.Op == OpRecreate:
+		err = client.Delete(ctx, existing.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &existing.UID}})
+		if apierrors.IsConflict(err) {
+			return r.binding(ctx, expected, attempt+1)
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		fallthrough
+	case res.Op == OpCreate:
+		_, err = client.Create(ctx, res.Binding, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return r.binding(ctx, expected, attempt+1)
+		}
+	case res.Op == OpUpdate:
+		_, err = client.Update(ctx, res.Binding, metav1.UpdateOptions{})
+		if apierrors.IsNotFound(err) {
+			return r.binding(ctx, expected, attempt+1)
+		}
+	}
+	return err
+}

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Compare capstan with the upstream kube-apiserver (bench/upstream) on one
+# etcd, with the same workloads (cmd/capstan-load), and write
+# docs/benchmarks.md and docs/benchmarks.png. Everything listens on 127.0.0.1.
+#
+#   bench/compare.sh                 # ~10 minutes on 2 cores; runs itself under nice -n 10
+#   BIG=1 bench/compare.sh           # also RSS with 100,000 config maps (slow)
+#
+# Environment (all optional):
+#   BIG=1                 fill to 100,000 config maps as well as 10,000
+#   SKIP_UPSTREAM_BUILD=1 if bench/upstream/bin is missing, do not build it (a cold
+#                         build takes ~20 minutes): measure embedded capstan only and
+#                         print the table, without writing the document
+#   CAPSTAN_BIN           use this capstan binary instead of building ./cmd/capstan
+#   CAPSTAN_DESC          what CAPSTAN_BIN was built from, for the document
+#   DOC                   the document to write            (default docs/benchmarks.md)
+#   KEEP=1                keep the work dir (JSON reports, server logs, data)
+#   NICE                  niceness of the whole run          (default 10)
+#   STARTUP_RUNS CRUD_N CRUD_C LIST_N WATCH_W WATCH_M INFORMER_N IDLE FILL
+#                         workload sizes (defaults below)
+set -euo pipefail
+
+if [[ -z "${COMPARE_NICED:-}" ]]; then
+  COMPARE_NICED=1 exec nice -n "${NICE:-10}" "$0" "$@"
+fi
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+UP="$ROOT/bench/upstream"
+DOC="${DOC:-$ROOT/docs/benchmarks.md}"
+STARTUP_RUNS="${STARTUP_RUNS:-3}"
+FILL="${FILL:-10000}"
+[[ "${BIG:-0}" == 1 ]] && FILL="${FILL},100000"
+SIZES=(
+  --crud-n="${CRUD_N:-2000}" --crud-c="${CRUD_C:-8}"
+  --list-n="${LIST_N:-5000}" --list-runs=10 --list-page=500
+  --watch-watchers="${WATCH_W:-50}" --watch-writes="${WATCH_M:-200}"
+  --informer-n="${INFORMER_N:-5000}" --informer-runs=3
+  --idle="${IDLE:-10s}" --fill="$FILL" --timeout=25m
+)
+ALL=startup,idle,fill,crud,list,watch,informer
+
+log() { echo "compare.sh: $*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/capstan-compare.XXXXXX")"
+cleanup() {
+  if [[ -f "$WORK/upstream/pids" ]]; then KEEP=1 "$UP/stop.sh" "$WORK/upstream" >/dev/null 2>&1 || true; fi
+  if [[ "${KEEP:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+port_in_use() {
+  if command -v ss >/dev/null; then
+    [[ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]]
+  else
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+  fi
+}
+free_port() {
+  local p
+  for _ in $(seq 1 200); do
+    p=$(( 20000 + RANDOM % 30000 ))
+    port_in_use "$p" || { echo "$p"; return 0; }
+  done
+  die "no free port"
+}
+
+# --- build ---------------------------------------------------------------------
+cd "$ROOT"
+log "building capstan-load and capstan into $WORK"
+go build -o "$WORK/capstan-load" ./cmd/capstan-load
+LOAD="$WORK/capstan-load"
+if [[ -n "${CAPSTAN_BIN:-}" ]]; then
+  CAPSTAN="$CAPSTAN_BIN"
+  built_from="${CAPSTAN_DESC:-$CAPSTAN_BIN (CAPSTAN_BIN)}"
+else
+  built_from="commit $(git -C "$ROOT" rev-parse --short HEAD)"
+  [[ -n "$(git -C "$ROOT" status --porcelain -- ':!docs' 2>/dev/null)" ]] && built_from+=" with uncommitted changes"
+  go build -o "$WORK/capstan" ./cmd/capstan
+  CAPSTAN="$WORK/capstan"
+fi
+CAPSTAN_FLAGS=(--bind-address=127.0.0.1)
+# Authorize like kube (RBAC; the tool's user is in system:masters) once capstan can.
+if "$CAPSTAN" --help 2>&1 | grep -q -- '--authorization-mode'; then
+  CAPSTAN_FLAGS+=(--authorization-mode=RBAC)
+fi
+
+run_embedded() { # workloads json: capstan with its embedded etcd
+  local port; port="$(free_port)"
+  "$LOAD" --name capstan-embedded --workloads="$1" --startup-runs="$STARTUP_RUNS" "${SIZES[@]}" \
+    --kubeconfig="$WORK/embedded-{run}/admin.kubeconfig" --ready-url="https://127.0.0.1:$port/readyz" \
+    --server-log="$WORK/embedded-{run}.log" --json="$2" \
+    -- "$CAPSTAN" "${CAPSTAN_FLAGS[@]}" --secure-port="$port" --data-dir="$WORK/embedded-{run}"
+}
+
+if [[ ! -x "$UP/bin/kube-apiserver" || ! -x "$UP/bin/etcd" ]]; then
+  if [[ "${SKIP_UPSTREAM_BUILD:-0}" == 1 ]]; then
+    log "bench/upstream/bin is not built and SKIP_UPSTREAM_BUILD=1: no kube-apiserver and no etcd,"
+    log "so only embedded capstan is measured and $DOC is NOT written. Build with bench/upstream/build.sh (~20 min)."
+    run_embedded "$ALL" "$WORK/embedded.json"
+    exit 0
+  fi
+  log "building upstream kube-apiserver and etcd (bench/upstream/build.sh: ~20 minutes cold)"
+  "$UP/build.sh"
+fi
+
+# --- one etcd (and the certificates and token kube uses), from run.sh ------------
+# run.sh starts etcd and a first kube-apiserver; that one only warms the page
+# cache and shows the exact command line, which is reused with a fresh prefix.
+log "starting etcd and a warm-up kube-apiserver (bench/upstream/run.sh)"
+OUT="$WORK/upstream" ETCD_PREFIX=/kube/warmup BUILD=0 "$UP/run.sh" > "$WORK/run.out"
+# shellcheck disable=SC1091
+source "$WORK/upstream/env"
+mapfile -d '' -t KUBE_CMD < "/proc/$APISERVER_PID/cmdline"
+kill -TERM "$APISERVER_PID"
+for _ in $(seq 1 150); do kill -0 "$APISERVER_PID" 2>/dev/null || break; sleep 0.2; done
+kill -0 "$APISERVER_PID" 2>/dev/null && die "warm-up kube-apiserver ($APISERVER_PID) did not stop"
+for i in "${!KUBE_CMD[@]}"; do
+  case "${KUBE_CMD[$i]}" in --etcd-prefix=*) KUBE_CMD[i]="--etcd-prefix=/kube/{run}" ;; esac
+done
+log "etcd $ETCD_URL (pid $ETCD_PID); kube-apiserver: ${KUBE_CMD[*]}"
+
+# etcd_reset deletes every key under $1, compacts and defragments, through
+# etcd's JSON gateway, so that the next server starts on an etcd as small as
+# it can be made without restarting it.
+etcd_reset() {
+  local key end rev
+  key="$(printf '%s' "$1" | base64 -w0)"
+  end="$(printf '%s' "${1%/}0" | base64 -w0)"   # the prefix's range end: "/x/" -> "/x0"
+  rev="$(curl -fsS --max-time 60 -X POST "$ETCD_URL/v3/kv/deleterange" -d "{\"key\":\"$key\",\"range_end\":\"$end\"}" |
+    sed -n 's/.*"revision":"\([0-9]*\)".*/\1/p')"
+  [[ -n "$rev" ]] || die "etcd deleterange under $1 failed"
+  curl -fsS --max-time 60 -X POST "$ETCD_URL/v3/kv/compaction" -d "{\"revision\":\"$rev\",\"physical\":true}" >/dev/null ||
+    log "compaction at $rev failed (already compacted?)"
+  curl -fsS --max-time 120 -X POST "$ETCD_URL/v3/maintenance/defragment" -d '{}' >/dev/null || die "defragment failed"
+  log "etcd: deleted $1*, compacted at $rev, defragmented"
+}
+
+# --- kube-apiserver --------------------------------------------------------------
+log "kube-apiserver: $STARTUP_RUNS starts, then $ALL"
+"$LOAD" --name kube-apiserver --workloads="$ALL" --startup-runs="$STARTUP_RUNS" "${SIZES[@]}" \
+  --kubeconfig="$KUBECONFIG" --ready-url="$SERVER/readyz" --etcd-pid="$ETCD_PID" \
+  --server-log="$WORK/kube-{run}.log" --json="$WORK/kube.json" \
+  -- "${KUBE_CMD[@]}" | tee "$WORK/kube.txt" || log "capstan-load reported failures for kube-apiserver (the document shows them)"
+etcd_reset /kube/
+
+# --- capstan on the same etcd ----------------------------------------------------
+port="$(free_port)"
+log "capstan (etcd $ETCD_URL): $STARTUP_RUNS starts, then $ALL"
+"$LOAD" --name capstan --workloads="$ALL" --startup-runs="$STARTUP_RUNS" "${SIZES[@]}" \
+  --kubeconfig="$WORK/capstan-{run}/admin.kubeconfig" --ready-url="https://127.0.0.1:$port/readyz" \
+  --etcd-pid="$ETCD_PID" --server-log="$WORK/capstan-{run}.log" --json="$WORK/capstan.json" \
+  -- "$CAPSTAN" "${CAPSTAN_FLAGS[@]}" --secure-port="$port" --data-dir="$WORK/capstan-{run}" \
+  --etcd-servers="$ETCD_URL" --etcd-prefix="/capstan/{run}" | tee "$WORK/capstan.txt" ||
+  log "capstan-load reported failures for capstan (the document shows them)"
+etcd_reset /capstan/
+"$UP/stop.sh" "$WORK/upstream" >/dev/null
+
+# --- capstan with its embedded etcd: start and idle, as users run it --------------
+log "capstan embedded: $STARTUP_RUNS starts, then idle"
+run_embedded startup,idle "$WORK/embedded.json" | tee "$WORK/embedded.txt" ||
+  log "capstan-load reported failures for embedded capstan (the document shows them)"
+
+# --- the document ----------------------------------------------------------------
+kube_go="$(go version "$UP/bin/kube-apiserver" | awk '{print $2}')"
+capstan_go="$(go version "$CAPSTAN" | awk '{print $2}')"
+mkdir -p "$(dirname "$DOC")"
+command="bench/compare.sh"
+[[ "${BIG:-0}" == 1 ]] && command="BIG=1 $command"
+"$LOAD" report --kube="$WORK/kube.json" --capstan="$WORK/capstan.json" --embedded="$WORK/embedded.json" \
+  --markdown="$DOC" --png="${DOC%.md}.png" --command="$command" \
+  --note="capstan=$built_from, built by $capstan_go, flags: ${CAPSTAN_FLAGS[*]}" \
+  --note="kube-apiserver=v1.37.2 from bench/upstream, built by $kube_go, flags as bench/upstream/run.sh sets them" \
+  --note="etcd=v3.7.3, one process for both servers (fsync on), a fresh --etcd-prefix per start"
+log "wrote $DOC and ${DOC%.md}.png"

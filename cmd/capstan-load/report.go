@@ -1,0 +1,66 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/capstan-io/capstan/loadtest"
+)
+
+// report writes the comparison document (and its chart) from the JSON
+// reports of kube-apiserver, capstan and, optionally, embedded capstan.
+func report(args []string) error {
+	fs := flag.NewFlagSet("capstan-load report", flag.ContinueOnError)
+	kube := fs.String("kube", "", "kube-apiserver's JSON report.")
+	capstan := fs.String("capstan", "", "capstan's JSON report (same etcd as kube).")
+	embedded := fs.String("embedded", "", "Optional: embedded capstan's JSON report.")
+	out := fs.String("markdown", "docs/benchmarks.md", "The document to write.")
+	png := fs.String("png", "", "Optional: the chart to write; linked from the document by its path relative to it.")
+	chartLink := fs.String("png-link", "", "The chart's link in the document (default: the file name of --png).")
+	command := fs.String("command", "bench/compare.sh", "The command named in the document.")
+	var notes multiFlag
+	fs.Var(&notes, "note", "A key=value row for the Setup table (repeatable).")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	c := loadtest.Comparison{Command: *command, Notes: notes}
+	var err error
+	if c.Kube, err = loadtest.ReadReport(*kube); err != nil {
+		return err
+	}
+	if c.Capstan, err = loadtest.ReadReport(*capstan); err != nil {
+		return err
+	}
+	if *embedded != "" {
+		if c.Embedded, err = loadtest.ReadReport(*embedded); err != nil {
+			return err
+		}
+	}
+	if *png != "" {
+		c.ChartFile = *chartLink
+		if c.ChartFile == "" {
+			c.ChartFile = filepath.Base(*png)
+		}
+		img := loadtest.Chart("latency per operation (ms, log scale)", c.ChartLegend(), c.ChartRows())
+		if err := loadtest.WritePNG(*png, img); err != nil {
+			return err
+		}
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := loadtest.WriteMarkdown(f, c); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// multiFlag collects a repeated flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return fmt.Sprint([]string(*m)) }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }

@@ -1,0 +1,156 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	apisrbac "github.com/capstan-io/capstan/apis/rbac"
+	"github.com/capstan-io/capstan/authz"
+	authzrbac "github.com/capstan-io/capstan/authz/rbac"
+	"github.com/capstan-io/capstan/authz/rbac/aggregation"
+	"github.com/capstan-io/capstan/authz/rbac/bootstrap"
+	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/server"
+)
+
+// priorityRBAC orders rbac.authorization.k8s.io in /apis, as kube.
+const priorityRBAC = 17000
+
+// rbacGroup is rbac.authorization.k8s.io/v1. Its stores sit behind the
+// escalation checks, which ask authorizer about the escalate and bind verbs
+// and read what users hold from the stores themselves.
+func (f *StorageFactory) rbacGroup(authorizer authz.Authorizer) (builtGroup, apisrbac.Stores, error) {
+	specs := []resourceSpec{
+		{name: "roles", kind: "Role", strategy: apisrbac.RoleStrategy{},
+			new: func() runtime.Object { return &rbacv1.Role{} }, newList: func() runtime.Object { return &rbacv1.RoleList{} }},
+		{name: "rolebindings", kind: "RoleBinding", strategy: apisrbac.RoleBindingStrategy{},
+			new: func() runtime.Object { return &rbacv1.RoleBinding{} }, newList: func() runtime.Object { return &rbacv1.RoleBindingList{} }},
+		{name: "clusterroles", kind: "ClusterRole", strategy: apisrbac.ClusterRoleStrategy{},
+			new: func() runtime.Object { return &rbacv1.ClusterRole{} }, newList: func() runtime.Object { return &rbacv1.ClusterRoleList{} }},
+		{name: "clusterrolebindings", kind: "ClusterRoleBinding", strategy: apisrbac.ClusterRoleBindingStrategy{},
+			new:     func() runtime.Object { return &rbacv1.ClusterRoleBinding{} },
+			newList: func() runtime.Object { return &rbacv1.ClusterRoleBindingList{} }},
+	}
+	bg, err := f.buildGroup(rbacv1.GroupName, priorityRBAC, rbacv1.SchemeGroupVersion, specs)
+	if err != nil {
+		return bg, apisrbac.Stores{}, err
+	}
+	stores := apisrbac.Stores{Roles: bg.stores["roles"], RoleBindings: bg.stores["rolebindings"],
+		ClusterRoles: bg.stores["clusterroles"], ClusterRoleBindings: bg.stores["clusterrolebindings"]}
+	guard := &apisrbac.Guard{Authorizer: authorizer, Resolver: authzrbac.NewResolver(stores.Source())}
+	guarded := map[string]rest.Storage{
+		"roles":               guard.RoleStorage(stores.Roles),
+		"rolebindings":        guard.RoleBindingStorage(stores.RoleBindings),
+		"clusterroles":        guard.ClusterRoleStorage(stores.ClusterRoles),
+		"clusterrolebindings": guard.ClusterRoleBindingStorage(stores.ClusterRoleBindings),
+	}
+	for i := range bg.group.Versions[0].Resources {
+		r := &bg.group.Versions[0].Resources[i]
+		if s, ok := guarded[r.Name]; ok {
+			r.Storage = s
+		}
+	}
+	return bg, stores, nil
+}
+
+// installAuthorization serves the RBAC and authorization groups, points the
+// RBAC authorizer at the registry until its informers have synced, and adds
+// the post-start hooks that reconcile the bootstrap policy, start those
+// informers and run the cluster role aggregation controller.
+func (c Config) installAuthorization(s *server.Server) error {
+	authorizer := c.Generic.Authorization
+	rbacGroup, stores, err := c.Storage.rbacGroup(authorizer)
+	if err != nil {
+		return err
+	}
+	for _, g := range []builtGroup{rbacGroup, authorizationGroup(authorizer)} {
+		if err := s.InstallAPIGroup(g.group); err != nil {
+			return err
+		}
+	}
+	h := &rbacHooks{source: c.Authorization.rbacSource(), logger: c.Logger, bootstrapped: make(chan struct{})}
+	if h.source != nil {
+		h.source.Set(stores.Source())
+	}
+	s.AddPostStartHook("rbac/bootstrap-roles", h.bootstrap)
+	if h.source != nil {
+		s.AddPostStartHook("start-rbac-authorizer-informers", h.startInformers)
+	}
+	s.AddPostStartHook("start-cluster-role-aggregation-controller", h.runAggregation)
+	return nil
+}
+
+// rbacHooks are the RBAC post-start hooks.
+type rbacHooks struct {
+	source       *authzrbac.Deferred // nil without RBAC mode
+	logger       *slog.Logger
+	bootstrapped chan struct{} // closed once bootstrap has finished
+}
+
+// bootstrap reconciles kube's default roles and bindings through the API,
+// retrying for up to a minute, as kube's rbac/bootstrap-roles hook.
+func (h *rbacHooks) bootstrap(hc server.HookContext) error {
+	defer close(h.bootstrapped)
+	client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
+	if err != nil {
+		return err
+	}
+	r := bootstrap.Reconciler{Client: client.RbacV1(), Logger: h.logger.With("hook", "rbac/bootstrap-roles")}
+	var last error
+	err = wait.PollUntilContextTimeout(hc, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		last = r.Ensure(ctx)
+		return last == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("unable to initialize roles: %w (last error: %v)", err, last)
+	}
+	return nil
+}
+
+// startInformers switches the RBAC authorizer from reading the registry to
+// informers' caches once they hold the reconciled bootstrap policy.
+func (h *rbacHooks) startInformers(hc server.HookContext) error {
+	select {
+	case <-h.bootstrapped:
+	case <-hc.Done():
+		return hc.Err()
+	}
+	client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
+	if err != nil {
+		return err
+	}
+	factory := informers.NewSharedInformerFactory(client, 0)
+	src := authzrbac.NewInformerSource(factory.Rbac().V1())
+	factory.Start(hc.Done())
+	if !cache.WaitForCacheSync(hc.Done(), src.Synced()...) {
+		return fmt.Errorf("RBAC informers did not sync: %w", hc.Err())
+	}
+	h.source.Set(src)
+	return nil
+}
+
+// runAggregation runs the cluster role aggregation controller, which kube
+// runs in kube-controller-manager: admin, edit and view get their rules
+// from the roles labeled to aggregate into them.
+func (h *rbacHooks) runAggregation(hc server.HookContext) error {
+	client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
+	if err != nil {
+		return err
+	}
+	factory := informers.NewSharedInformerFactory(client, 0)
+	ctrl, err := aggregation.New(factory.Rbac().V1().ClusterRoles(), client.RbacV1(), h.logger)
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(hc, 1)
+	return nil
+}

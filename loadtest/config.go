@@ -1,0 +1,93 @@
+package loadtest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Workloads lists every workload, in the order they run.
+var Workloads = []string{"startup", "idle", "fill", "crud", "list", "watch", "informer"}
+
+// Config is what one run does.
+type Config struct {
+	Name        string // the server's name in the report
+	Kubeconfig  string // may hold {run} when the tool starts the server
+	ContentType string // "protobuf" or "json"
+	AllowRemote bool
+	Workloads   []string
+	Timeout     time.Duration // the whole run's
+	ObjectBytes int           // payload size of every config map
+	Concurrency int           // of the bulk creates that fill, list and informer make
+
+	ServerPID, EtcdPID int
+	Start              StartConfig
+
+	Idle     time.Duration
+	Fill     []int // cumulative numbers of config maps to measure RSS at
+	CRUD     CRUDConfig
+	List     ListConfig
+	Watch    WatchConfig
+	Informer InformerConfig
+}
+
+// StartConfig says how to start the server, for the startup workload.
+type StartConfig struct {
+	Command      []string // {run} is replaced by the run's number, from 1
+	ReadyURL     string   // may hold {run}
+	Log          string   // the server's output; may hold {run}
+	Runs         int      // starts; all but the last are stopped at once
+	ReadyTimeout time.Duration
+	StopTimeout  time.Duration
+}
+
+// CRUDConfig: N objects, each created, read, updated and deleted, by C workers.
+type CRUDConfig struct{ N, C int }
+
+// ListConfig: N objects, each kind of list done Runs times.
+type ListConfig struct{ N, Runs, PageSize int }
+
+// WatchConfig: Watchers watches of one namespace, Writes creates in it.
+type WatchConfig struct {
+	Watchers, Writes int
+	Timeout          time.Duration // to wait for the last event
+}
+
+// InformerConfig: N objects, each kind of informer synced Runs times.
+type InformerConfig struct{ N, Runs int }
+
+// Validate reports every invalid field.
+func (c *Config) Validate() error {
+	var errs []error
+	for _, w := range c.Workloads {
+		if !slices.Contains(Workloads, w) {
+			errs = append(errs, fmt.Errorf("unknown workload %q (known: %v)", w, Workloads))
+		}
+	}
+	if slices.Contains(c.Workloads, "startup") && len(c.Start.Command) == 0 {
+		errs = append(errs, errors.New("the startup workload needs the server command after --"))
+	}
+	if len(c.Start.Command) > 0 && (c.Start.ReadyURL == "" || c.Start.Runs < 1) {
+		errs = append(errs, errors.New("a server command needs --ready-url and --startup-runs >= 1"))
+	}
+	if len(c.Start.Command) == 0 && c.Kubeconfig == "" {
+		errs = append(errs, errors.New("--kubeconfig is required"))
+	}
+	if c.Timeout <= 0 || c.Concurrency < 1 || c.ObjectBytes < 0 {
+		errs = append(errs, errors.New("--timeout and --concurrency must be positive, --object-bytes not negative"))
+	}
+	if c.CRUD.C < 1 || c.List.PageSize < 1 || c.List.Runs < 1 || c.Watch.Watchers < 1 || c.Informer.Runs < 1 {
+		errs = append(errs, errors.New("concurrency, page size, runs and watchers must be at least 1"))
+	}
+	if !slices.IsSorted(c.Fill) {
+		errs = append(errs, errors.New("--fill sizes must be increasing"))
+	}
+	if _, ok := ContentTypes[c.ContentType]; !ok {
+		errs = append(errs, fmt.Errorf("unknown --content-type %q", c.ContentType))
+	}
+	return errors.Join(errs...)
+}
+
+// wants reports whether workload w was selected.
+func (c *Config) wants(w string) bool { return slices.Contains(c.Workloads, w) }

@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The semantics of resourceVersion for get and list:
+// https://kubernetes.io/docs/reference/using-api/api-concepts/#semantics-for-get-and-list
+func TestResourceVersionGetList(t *testing.T) {
+	e := start(t)
+	ns := e.namespace(t)
+	cms := e.c.CoreV1().ConfigMaps(ns)
+	v1 := e.configMap(t, ns, "a", nil)
+	v1.Data["k"] = "two"
+	v2, err := cms.Update(ctx(t), v1, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.configMap(t, ns, "b", nil)
+	rv2, _ := strconv.ParseInt(v2.ResourceVersion, 10, 64)
+
+	for _, rv := range []string{"", "0", v1.ResourceVersion, v2.ResourceVersion} {
+		got, err := cms.Get(ctx(t), "a", metav1.GetOptions{ResourceVersion: rv})
+		if err != nil || got.Data["k"] != "two" {
+			t.Errorf("get at resourceVersion %q = %v, %v; want the latest", rv, got.Data, err)
+		}
+	}
+	list := func(opts metav1.ListOptions) (string, error) {
+		l, err := cms.List(ctx(t), opts)
+		if err != nil {
+			return "", err
+		}
+		return names(l.Items) + "@" + l.ResourceVersion, nil
+	}
+	exact := func(rv string) metav1.ListOptions {
+		return metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact}
+	}
+	for _, tt := range []struct {
+		opts metav1.ListOptions
+		want string // names, or names@rv
+	}{
+		{metav1.ListOptions{}, "a,b"},
+		{metav1.ListOptions{ResourceVersion: "0"}, "a,b"},
+		{metav1.ListOptions{ResourceVersion: v1.ResourceVersion}, "a,b"},
+		{metav1.ListOptions{ResourceVersion: v1.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}, "a,b"},
+		{exact(v2.ResourceVersion), "a@" + v2.ResourceVersion},
+		{exact(v1.ResourceVersion), "a@" + v1.ResourceVersion},
+		// A paged list at a resourceVersion without a match is exact.
+		{metav1.ListOptions{ResourceVersion: v2.ResourceVersion, Limit: 10}, "a@" + v2.ResourceVersion},
+	} {
+		got, err := list(tt.opts)
+		if err != nil || !(got == tt.want || strings.HasPrefix(got, tt.want+"@")) {
+			t.Errorf("list %+v = %s, %v; want %s", tt.opts, got, err, tt.want)
+		}
+	}
+	old, err := cms.List(ctx(t), exact(v1.ResourceVersion))
+	if err != nil || old.Items[0].Data["k"] != "v" || old.Items[0].ResourceVersion != v1.ResourceVersion {
+		t.Fatalf("exact list shows %+v, %v; want the first version", old.Items, err)
+	}
+
+	future := strconv.FormatInt(rv2+1000, 10)
+	for _, try := range []func() error{
+		func() error { _, err := cms.Get(ctx(t), "a", metav1.GetOptions{ResourceVersion: future}); return err },
+		func() error { _, err := list(metav1.ListOptions{ResourceVersion: future}); return err },
+		func() error { _, err := list(exact(future)); return err },
+	} {
+		s := wantStatus(t, try(), 504, metav1.StatusReasonTimeout, "")
+		wantCause(t, s, metav1.CauseTypeResourceVersionTooLarge, "")
+		if !strings.HasPrefix(s.Message, "Timeout: Too large resource version: "+future+", current: ") {
+			t.Errorf("message = %q", s.Message)
+		}
+	}
+
+	e.CompactEtcd(t)
+	for _, opts := range []metav1.ListOptions{exact(v1.ResourceVersion), {ResourceVersion: v1.ResourceVersion, Limit: 1}} {
+		s := expiredSoon(t, func() error { _, err := list(opts); return err })
+		if s.Message != "The resourceVersion for the provided list is too old." {
+			t.Errorf("list %+v after compaction: %q", opts, s.Message)
+		}
+	}
+}
+
+func TestResourceVersionInvalidOptions(t *testing.T) {
+	e := start(t)
+	ns := e.namespace(t)
+	e.configMap(t, ns, "a", nil)
+	e.configMap(t, ns, "b", nil)
+	page, err := e.c.CoreV1().ConfigMaps(ns).List(ctx(t), metav1.ListOptions{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		query   string
+		code    int
+		reason  metav1.StatusReason
+		message string
+	}{
+		{"resourceVersionMatch=Exact", 422, metav1.StatusReasonInvalid,
+			`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`},
+		{"resourceVersion=0&resourceVersionMatch=Exact", 422, metav1.StatusReasonInvalid,
+			`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`},
+		{"resourceVersion=1&resourceVersionMatch=Newest", 422, metav1.StatusReasonInvalid,
+			`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""`},
+		{"limit=1&continue=" + page.Continue + "&resourceVersionMatch=NotOlderThan&resourceVersion=1", 422, metav1.StatusReasonInvalid, ""},
+		{"limit=1&continue=" + page.Continue + "&resourceVersion=1", 400, metav1.StatusReasonBadRequest,
+			"specifying resource version is not allowed when using continue"},
+		{"sendInitialEvents=true", 422, metav1.StatusReasonInvalid,
+			`ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list`},
+		{"watch=true&resourceVersion=1&resourceVersionMatch=NotOlderThan", 422, metav1.StatusReasonInvalid,
+			`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided`},
+		{"watch=true&sendInitialEvents=true", 422, metav1.StatusReasonInvalid,
+			`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`},
+		{"resourceVersion=abc", 400, metav1.StatusReasonBadRequest, ""},
+		{"limit=x", 400, metav1.StatusReasonBadRequest, ""},
+	} {
+		r := e.do(t, http.MethodGet, cmPath(ns, "")+"?"+tt.query, nil)
+		if r.code != tt.code {
+			t.Errorf("?%s = %d %s, want %d", tt.query, r.code, r.body, tt.code)
+			continue
+		}
+		r.wantStatus(t, tt.code, tt.reason, tt.message)
+	}
+	r := e.do(t, http.MethodGet, cmPath(ns, "a")+"?resourceVersion=abc", nil)
+	r.wantStatus(t, 400, metav1.StatusReasonBadRequest, "")
+}

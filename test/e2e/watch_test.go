@@ -1,0 +1,202 @@
+package e2e
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+)
+
+func TestWatchEvents(t *testing.T) {
+	e := start(t)
+	ns := e.namespace(t)
+	cms := e.c.CoreV1().ConfigMaps(ns)
+	list, err := cms.List(ctx(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := cms.Watch(ctx(t), metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	sel, err := cms.Watch(ctx(t), metav1.ListOptions{ResourceVersion: list.ResourceVersion, LabelSelector: "sel=yes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sel.Stop()
+
+	created := e.configMap(t, ns, "a", map[string]string{"sel": "yes"})
+	created.Labels["sel"] = "no"
+	updated, err := cms.Update(ctx(t), created, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cms.Delete(ctx(t), "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wantEvent(t, w, watch.Added, "a", created.ResourceVersion)
+	wantEvent(t, w, watch.Modified, "a", updated.ResourceVersion)
+	deleted := wantEvent(t, w, watch.Deleted, "a", "")
+	if deleted.ResourceVersion == updated.ResourceVersion || deleted.Labels["sel"] != "no" {
+		t.Fatalf("DELETED carries %s %v, want the last state at the deletion's revision", deleted.ResourceVersion, deleted.Labels)
+	}
+	// Leaving the selection is a DELETED event with the object's last
+	// selected state at the revision of the change.
+	wantEvent(t, sel, watch.Added, "a", created.ResourceVersion)
+	if gone := wantEvent(t, sel, watch.Deleted, "a", updated.ResourceVersion); gone.Labels["sel"] != "yes" {
+		t.Fatalf("DELETED on leaving the selection carries labels %v", gone.Labels)
+	}
+
+	// Without a resourceVersion a watch starts with the current objects.
+	e.configMap(t, ns, "b", nil)
+	fromNow, err := cms.Watch(ctx(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fromNow.Stop()
+	wantEvent(t, fromNow, watch.Added, "b", "")
+	fromAny, err := cms.Watch(ctx(t), metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fromAny.Stop()
+	wantEvent(t, fromAny, watch.Added, "b", "")
+	// A watch of one object by name.
+	one, err := cms.Watch(ctx(t), metav1.ListOptions{FieldSelector: "metadata.name=c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Stop()
+	e.configMap(t, ns, "d", nil)
+	e.configMap(t, ns, "c", nil)
+	wantEvent(t, one, watch.Added, "c", "")
+	wantEvent(t, fromNow, watch.Added, "d", "")
+}
+
+func TestWatchBookmarksAndInitialEvents(t *testing.T) {
+	e := start(t)
+	ns := e.namespace(t)
+	cms := e.c.CoreV1().ConfigMaps(ns)
+	a := e.configMap(t, ns, "a", nil)
+	e.configMap(t, ns, "b", nil)
+
+	w, err := cms.Watch(ctx(t), metav1.ListOptions{
+		SendInitialEvents: ptr.To(true), AllowWatchBookmarks: true,
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, TimeoutSeconds: ptr.To[int64](5),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	wantEvent(t, w, watch.Added, "a", a.ResourceVersion)
+	wantEvent(t, w, watch.Added, "b", "")
+	end := wantEvent(t, w, watch.Bookmark, "", "")
+	if end.Annotations[metav1.InitialEventsAnnotationKey] != "true" || end.ResourceVersion == "" {
+		t.Fatalf("initial events end with %+v, want the %s bookmark", end.ObjectMeta, metav1.InitialEventsAnnotationKey)
+	}
+	e.configMap(t, ns, "c", nil)
+	wantEvent(t, w, watch.Added, "c", "")
+	// Writes the watch does not select move the resourceVersion on: a
+	// watch that takes bookmarks learns it before it times out, so that
+	// its client resumes from there.
+	elsewhere := e.configMap(t, e.namespace(t), "elsewhere", nil)
+	progress := wantEvent(t, w, watch.Bookmark, "", "")
+	if rvNumber(t, progress.ResourceVersion) < rvNumber(t, elsewhere.ResourceVersion) ||
+		progress.Annotations[metav1.InitialEventsAnnotationKey] != "" {
+		t.Fatalf("progress bookmark = %+v, want one at %s or later", progress.ObjectMeta, elsewhere.ResourceVersion)
+	}
+	for range w.ResultChan() {
+	}
+
+	// sendInitialEvents=false from a resourceVersion: only what follows.
+	later, err := cms.Watch(ctx(t), metav1.ListOptions{
+		SendInitialEvents: ptr.To(false), ResourceVersion: end.ResourceVersion,
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Stop()
+	wantEvent(t, later, watch.Added, "c", "")
+}
+
+func TestWatchExpiredAndTimeout(t *testing.T) {
+	e := start(t)
+	ns := e.namespace(t)
+	cms := e.c.CoreV1().ConfigMaps(ns)
+	old := e.configMap(t, ns, "a", nil)
+	e.configMap(t, ns, "b", nil)
+	e.configMap(t, ns, "c", nil)
+	compacted := e.CompactEtcd(t) // the revision after old's is gone
+	s := expiredSoon(t, func() error {
+		w, err := cms.Watch(ctx(t), metav1.ListOptions{ResourceVersion: old.ResourceVersion})
+		if err != nil {
+			return err
+		}
+		defer w.Stop()
+		ev := nextEvent(t, w)
+		if ev.Type != watch.Error {
+			return nil
+		}
+		if _, open := <-w.ResultChan(); open {
+			t.Fatal("watch goes on after its ERROR event")
+		}
+		return apierrors.FromObject(ev.Object)
+	})
+	if want := fmt.Sprintf("too old resource version: %s (%d)", old.ResourceVersion, compacted); s.Message != want || s.Code != 410 {
+		t.Errorf("watch from a compacted resourceVersion: %d %q, want 410 %q", s.Code, s.Message, want)
+	}
+
+	begin := time.Now()
+	timed, err := cms.Watch(ctx(t), metav1.ListOptions{TimeoutSeconds: ptr.To[int64](1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range timed.ResultChan() {
+	}
+	if took := time.Since(begin); took < time.Second || took > 10*time.Second {
+		t.Fatalf("a watch with timeoutSeconds=1 lasted %s", took)
+	}
+}
+
+// wantEvent reads the next event and checks its type, the config map's
+// name and, unless empty, its resourceVersion.
+func wantEvent(t *testing.T, w watch.Interface, typ watch.EventType, name, rv string) *corev1.ConfigMap {
+	t.Helper()
+	ev := nextEvent(t, w)
+	cm, ok := ev.Object.(*corev1.ConfigMap)
+	if ev.Type != typ || !ok || cm.Name != name || (rv != "" && cm.ResourceVersion != rv) {
+		t.Fatalf("event = %s %+v, want %s %q at %q", ev.Type, ev.Object, typ, name, rv)
+	}
+	return cm
+}
+
+func nextEvent(t *testing.T, w watch.Interface) watch.Event {
+	t.Helper()
+	select {
+	case ev, ok := <-w.ResultChan():
+		if !ok {
+			t.Fatal("watch ended")
+		}
+		return ev
+	case <-time.After(20 * time.Second):
+		t.Fatal("no watch event within 20s")
+	}
+	panic("unreachable")
+}
+
+func rvNumber(t *testing.T, rv string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		t.Fatalf("resourceVersion %q: %v", rv, err)
+	}
+	return n
+}
