@@ -62,6 +62,9 @@ func (s *Store) beforeUpdate(ctx context.Context, obj, old runtime.Object) error
 	}
 	// A client cannot change these; kube resets them silently.
 	m.SetCreationTimestamp(oldMeta.GetCreationTimestamp())
+	// generation is the server's: strategies bump it from the old value
+	// when the spec changes.
+	m.SetGeneration(oldMeta.GetGeneration())
 	m.SetDeletionTimestamp(oldMeta.GetDeletionTimestamp())
 	m.SetDeletionGracePeriodSeconds(oldMeta.GetDeletionGracePeriodSeconds())
 	if m.GetUID() == "" {

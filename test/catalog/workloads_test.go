@@ -206,3 +206,20 @@ func assertInvalid(t *testing.T, err error, field string) {
 	}
 	t.Fatalf("422 without a cause at %s: %+v", field, status.Details.Causes)
 }
+
+// A client cannot set metadata.generation: the server keeps it, and bumps
+// it only when the spec changes.
+func TestGenerationIsTheServers(t *testing.T) {
+	s := testkit.StartServer(t)
+	c := s.Client(t)
+	d, err := c.AppsV1().Deployments("default").Create(ctx, deployment("gen"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Generation = 42
+	d.Labels = map[string]string{"touched": "yes"}
+	d, err = c.AppsV1().Deployments("default").Update(ctx, d, metav1.UpdateOptions{})
+	if err != nil || d.Generation != 1 {
+		t.Fatalf("generation after a metadata update = %d (%v), want 1", d.Generation, err)
+	}
+}
