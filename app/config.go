@@ -141,7 +141,8 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x5
 			{Name: "watch-cache", Check: func(*http.Request) error { return c.Storage.CachesReady() }}},
 		Limits: server.LimitsConfig{
 			RequestTimeout: o.RequestTimeout, MinRequestTimeout: time.Duration(o.MinRequestTimeout) * time.Second,
-			MaxRequestBodyBytes: o.MaxRequestBodyBytes,
+			MaxRequestBodyBytes: o.MaxRequestBodyBytes, MaxRequestsInFlight: o.MaxRequestsInFlight,
+			MaxMutatingRequestsInFlight: o.MaxMutatingInFlight,
 		},
 		ShutdownDelayDuration: o.ShutdownDelayDuration,
 		DebugSocketPath:       o.DebugSocketPath,

@@ -41,6 +41,8 @@ type Options struct {
 	RequestTimeout        time.Duration
 	MinRequestTimeout     int
 	MaxRequestBodyBytes   int64
+	MaxRequestsInFlight   int
+	MaxMutatingInFlight   int
 	ShutdownDelayDuration time.Duration
 	EventTTL              time.Duration
 	DebugSocketPath       string
@@ -56,6 +58,7 @@ func NewOptions() *Options {
 		SecurePort: 6443, BindAddress: net.IPv4zero, AnonymousAuth: true, AuthorizationModes: []string{authz.ModeRBAC},
 		EtcdPrefix: "/registry", DataDir: "capstan-data", WatchCache: true,
 		RequestTimeout: time.Minute, MinRequestTimeout: 1800, MaxRequestBodyBytes: 3 * 1024 * 1024,
+		MaxRequestsInFlight: 400, MaxMutatingInFlight: 200,
 		EventTTL: time.Hour, Services: NewServiceOptions(),
 	}
 }
@@ -80,6 +83,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "The duration a handler must keep a request open before timing it out.")
 	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", o.MinRequestTimeout, "The minimum number of seconds a handler must keep a watch open; each watch lasts a random time between this and twice this.")
 	fs.Int64Var(&o.MaxRequestBodyBytes, "max-resource-write-bytes", o.MaxRequestBodyBytes, "The largest request body accepted on writes.")
+	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight, "The maximum number of non-mutating requests in flight at a given time (0: no limit). Requests over it get 429.")
+	fs.IntVar(&o.MaxMutatingInFlight, "max-mutating-requests-inflight", o.MaxMutatingInFlight, "The maximum number of mutating requests in flight at a given time (0: no limit). Requests over it get 429.")
 	fs.DurationVar(&o.ShutdownDelayDuration, "shutdown-delay-duration", o.ShutdownDelayDuration, "Time to delay the termination: /readyz fails while requests are still served.")
 	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "Amount of time to retain events.")
 	fs.StringVar(&o.DebugSocketPath, "debug-socket-path", o.DebugSocketPath, "Serve profiling (pprof) on this unix socket.")

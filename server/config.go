@@ -81,6 +81,10 @@ type LimitsConfig struct {
 	RequestTimeout      time.Duration // 504 past it; default 60s
 	MinRequestTimeout   time.Duration // watches last 1-2 times this; default 1800s
 	MaxRequestBodyBytes int64         // 413 past it; default 3 MiB
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight bound concurrent
+	// reads and writes (429 past them); 0 means no bound.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
 }
 
 // CompletedConfig is a Config that Complete has checked. Only a
