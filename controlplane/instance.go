@@ -103,10 +103,19 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	return &Instance{Server: s}, nil
 }
 
+// namespaceGetter reads namespaces for admission from the watch cache (RV
+// "0"), as kube's plugin reads its informer, so that a create costs no extra
+// etcd read. A namespace the cache does not have yet, or has as other than
+// Active, is read again from etcd. Like kube's informer, the cache may lag a
+// deletion that began a moment ago; the namespace controller removes what is
+// created in that moment.
 func namespaceGetter(store *registry.Store) namespacelifecycle.NamespaceGetter {
 	return func(ctx context.Context, name string) (*corev1.Namespace, error) {
-		obj, err := store.Get(ctx, name, &metav1.GetOptions{})
-		if err != nil {
+		obj, err := store.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"})
+		if err == nil && obj.(*corev1.Namespace).Status.Phase == corev1.NamespaceActive {
+			return obj.(*corev1.Namespace), nil
+		}
+		if obj, err = store.Get(ctx, name, &metav1.GetOptions{}); err != nil {
 			return nil, err
 		}
 		return obj.(*corev1.Namespace), nil
