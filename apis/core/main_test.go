@@ -2,10 +2,7 @@ package core
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,51 +11,28 @@ import (
 
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
-	"github.com/capstan-io/capstan/storage/embedded"
+	"github.com/capstan-io/capstan/storage/embedded/embeddedtest"
 	"github.com/capstan-io/capstan/storage/etcd3"
 	"github.com/capstan-io/capstan/storage/storagetest"
 )
 
 // The tests of the REST storages (binding, eviction) run on a real embedded
 // etcd, started by the first test that needs it.
-var (
-	etcdOnce   sync.Once
-	etcdServer *embedded.Server
-	etcdDir    string
-	etcdErr    error
-	prefixes   atomic.Int64
-)
+var etcd embeddedtest.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if etcdServer != nil {
-		etcdServer.Close()
-	}
-	if etcdDir != "" {
-		os.RemoveAll(etcdDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(etcd.Main(m)) }
 
 // newPodStore returns a pods Store on the embedded etcd under a fresh
 // prefix.
 func newPodStore(t *testing.T) *registry.Store {
 	t.Helper()
-	etcdOnce.Do(func() {
-		etcdDir, etcdErr = os.MkdirTemp("", "capstan-core-test-")
-		if etcdErr == nil {
-			etcdServer, etcdErr = embedded.Start(context.Background(), embedded.Config{Dir: etcdDir, UnsafeNoFsync: true})
-		}
-	})
-	if etcdErr != nil {
-		t.Fatal(etcdErr)
-	}
+	etcdServer := etcd.Server(t)
 	gr := schema.GroupResource{Resource: "pods"}
 	newPod := func() runtime.Object { return &corev1.Pod{} }
 	newList := func() runtime.Object { return &corev1.PodList{} }
 	s, err := etcd3.New(etcd3.Config{
 		Client: etcdServer.Client(), Codec: storagetest.NewCodec(), NewFunc: newPod, NewListFunc: newList,
-		Prefix: fmt.Sprintf("/test-%d/registry", prefixes.Add(1)), ResourcePrefix: "/pods", GroupResource: gr,
+		Prefix: etcd.Prefix(), ResourcePrefix: "/pods", GroupResource: gr,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -2,10 +2,7 @@ package clusterip
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,31 +15,16 @@ import (
 	"github.com/capstan-io/capstan/apis/networking"
 	"github.com/capstan-io/capstan/apis/scheme"
 	"github.com/capstan-io/capstan/registry"
-	"github.com/capstan-io/capstan/storage/embedded"
+	"github.com/capstan-io/capstan/storage/embedded/embeddedtest"
 	"github.com/capstan-io/capstan/storage/etcd3"
 	"github.com/capstan-io/capstan/storage/storagecodec"
 )
 
 // The tests run on a real embedded etcd, started by the first test that
 // needs it; each test gets its own key prefix.
-var (
-	etcdOnce   sync.Once
-	etcdServer *embedded.Server
-	etcdDir    string
-	etcdErr    error
-	prefixes   atomic.Int64
-)
+var etcd embeddedtest.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if etcdServer != nil {
-		etcdServer.Close()
-	}
-	if etcdDir != "" {
-		os.RemoveAll(etcdDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(etcd.Main(m)) }
 
 // stores are the registry stores of one test.
 type stores struct {
@@ -51,16 +33,7 @@ type stores struct {
 
 func newStores(t *testing.T) stores {
 	t.Helper()
-	etcdOnce.Do(func() {
-		etcdDir, etcdErr = os.MkdirTemp("", "capstan-clusterip-test-")
-		if etcdErr == nil {
-			etcdServer, etcdErr = embedded.Start(context.Background(), embedded.Config{Dir: etcdDir, UnsafeNoFsync: true})
-		}
-	})
-	if etcdErr != nil {
-		t.Fatal(etcdErr)
-	}
-	prefix := fmt.Sprintf("/test-%d/registry", prefixes.Add(1))
+	prefix := etcd.Prefix()
 	return stores{
 		ips: newStore(t, prefix, networkingv1.SchemeGroupVersion, "ipaddresses", "IPAddress", networking.IPAddressStrategy{},
 			func() runtime.Object { return &networkingv1.IPAddress{} }, func() runtime.Object { return &networkingv1.IPAddressList{} }),
@@ -76,7 +49,7 @@ func newStore(t *testing.T, prefix string, gv schema.GroupVersion, resource, kin
 	t.Helper()
 	gr := schema.GroupResource{Group: gv.Group, Resource: resource}
 	st, err := etcd3.New(etcd3.Config{
-		Client: etcdServer.Client(), Codec: storagecodec.New(scheme.Scheme, scheme.Codecs, gv), NewFunc: newFunc, NewListFunc: newList,
+		Client: etcd.Server(t).Client(), Codec: storagecodec.New(scheme.Scheme, scheme.Codecs, gv), NewFunc: newFunc, NewListFunc: newList,
 		Prefix: prefix, ResourcePrefix: "/" + resource, GroupResource: gr,
 	})
 	if err != nil {

@@ -3,13 +3,10 @@ package nodeport
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"math/big"
 	"os"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -24,44 +21,21 @@ import (
 	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/storage"
-	"github.com/capstan-io/capstan/storage/embedded"
+	"github.com/capstan-io/capstan/storage/embedded/embeddedtest"
 	"github.com/capstan-io/capstan/storage/etcd3"
 	"github.com/capstan-io/capstan/storage/storagecodec"
 )
 
-var (
-	etcdOnce   sync.Once
-	etcdServer *embedded.Server
-	etcdDir    string
-	etcdErr    error
-	prefixes   atomic.Int64
-)
+var etcd embeddedtest.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if etcdServer != nil {
-		etcdServer.Close()
-	}
-	if etcdDir != "" {
-		os.RemoveAll(etcdDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(etcd.Main(m)) }
 
 // setup returns the bitmap storage and a services store under a fresh
 // prefix, and the prefix.
 func setup(t *testing.T) (storage.Interface, *registry.Store, string) {
 	t.Helper()
-	etcdOnce.Do(func() {
-		etcdDir, etcdErr = os.MkdirTemp("", "capstan-nodeport-test-")
-		if etcdErr == nil {
-			etcdServer, etcdErr = embedded.Start(context.Background(), embedded.Config{Dir: etcdDir, UnsafeNoFsync: true})
-		}
-	})
-	if etcdErr != nil {
-		t.Fatal(etcdErr)
-	}
-	prefix := fmt.Sprintf("/test-%d/registry", prefixes.Add(1))
+	etcdServer := etcd.Server(t)
+	prefix := etcd.Prefix()
 	codec := storagecodec.New(scheme.Scheme, scheme.Codecs, corev1.SchemeGroupVersion)
 	bitmap, err := etcd3.New(etcd3.Config{Client: etcdServer.Client(), Codec: codec, Prefix: prefix, ResourcePrefix: Key,
 		NewFunc: func() runtime.Object { return &corev1.RangeAllocation{} }, NewListFunc: func() runtime.Object { return &metav1.List{} },
@@ -142,7 +116,7 @@ func TestAllocator(t *testing.T) {
 // number of bits set.
 func checkStored(t *testing.T, prefix, wantRange string, wantBits int) {
 	t.Helper()
-	resp, err := etcdServer.Client().Get(context.Background(), prefix+Key, clientv3.WithLimit(1))
+	resp, err := etcd.Server(t).Client().Get(context.Background(), prefix+Key, clientv3.WithLimit(1))
 	if err != nil || len(resp.Kvs) != 1 {
 		t.Fatalf("no bitmap at %s%s: %v", prefix, Key, err)
 	}
