@@ -20,20 +20,7 @@ func (s *Scope) Create(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	opts := &metav1.CreateOptions{}
-	if err := s.decodeOptions(r, opts); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := validateCreateOptions(opts); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	body, err := s.readBody(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	obj, err := s.decodeBody(w, r, body)
+	obj, err := s.decodeWrite(w, r, opts, func() error { return validateCreateOptions(opts) })
 	if err != nil {
 		s.writeError(w, r, err)
 		return

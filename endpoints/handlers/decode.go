@@ -184,3 +184,19 @@ func (s *Scope) decodeOptions(r *http.Request, into runtime.Object) error {
 // optionsVersion is where the option types (ListOptions, GetOptions...)
 // are registered for decoding query parameters.
 var optionsVersion = schema.GroupVersion{Version: "v1"}
+
+// decodeWrite reads what a create or update sends: its options from the
+// query (checked by validate) and its object from the body.
+func (s *Scope) decodeWrite(w http.ResponseWriter, r *http.Request, opts runtime.Object, validate func() error) (runtime.Object, error) {
+	if err := s.decodeOptions(r, opts); err != nil {
+		return nil, err
+	}
+	if err := validate(); err != nil {
+		return nil, err
+	}
+	body, err := s.readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.decodeBody(w, r, body)
+}

@@ -23,20 +23,7 @@ func (s *Scope) Update(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	opts := &metav1.UpdateOptions{}
-	if err := s.decodeOptions(r, opts); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := validateUpdateOptions(opts); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	body, err := s.readBody(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	obj, err := s.decodeBody(w, r, body)
+	obj, err := s.decodeWrite(w, r, opts, func() error { return validateUpdateOptions(opts) })
 	if err != nil {
 		s.writeError(w, r, err)
 		return
