@@ -1,9 +1,7 @@
 package apps
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"strings"
 	"testing"
 
@@ -12,36 +10,27 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/capstan-io/capstan/internal/fieldtest"
 	"github.com/capstan-io/capstan/registry"
 )
 
 var ctx = context.Background()
 
-// wantErr is an expected validation error: its type and field path.
-type wantErr struct {
-	typ   field.ErrorType
-	field string
-}
+// Table tests name expected errors by these short helpers.
+type wantErr = fieldtest.Want
 
-func inv(f string) wantErr    { return wantErr{field.ErrorTypeInvalid, f} }
-func req(f string) wantErr    { return wantErr{field.ErrorTypeRequired, f} }
-func forb(f string) wantErr   { return wantErr{field.ErrorTypeForbidden, f} }
-func unsupp(f string) wantErr { return wantErr{field.ErrorTypeNotSupported, f} }
+var (
+	inv    = fieldtest.Invalid
+	req    = fieldtest.Required
+	forb   = fieldtest.Forbidden
+	unsupp = fieldtest.NotSupported
+	dup    = fieldtest.Duplicate
+)
 
 // checkErrs compares errors by type and path, ignoring order.
 func checkErrs(t *testing.T, got field.ErrorList, want ...wantErr) {
 	t.Helper()
-	g := make([]wantErr, 0, len(got))
-	for _, e := range got {
-		g = append(g, wantErr{e.Type, e.Field})
-	}
-	order := func(a, b wantErr) int { return cmp.Or(cmp.Compare(a.field, b.field), cmp.Compare(a.typ, b.typ)) }
-	slices.SortFunc(g, order)
-	want = slices.Clone(want)
-	slices.SortFunc(want, order)
-	if !slices.Equal(g, want) {
-		t.Errorf("errors = %v\nwant %v\n(full: %v)", g, want, got)
-	}
+	fieldtest.Check(t, got, want...)
 }
 
 // checkDetail requires an error at path with detail.

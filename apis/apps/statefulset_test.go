@@ -136,7 +136,7 @@ func TestValidateStatefulSet(t *testing.T) {
 			[]wantErr{forb("spec.template.spec.activeDeadlineSeconds")}},
 		{"hostname ignored", func(ss *appsv1.StatefulSet) { ss.Spec.Template.Spec.Hostname = "Not_A_Label" }, nil},
 		{"mount of unknown volume", func(ss *appsv1.StatefulSet) { ss.Spec.VolumeClaimTemplates[0].Name = "other" },
-			[]wantErr{{"FieldValueNotFound", "spec.template.spec.containers[0].volumeMounts[0].name"}}},
+			[]wantErr{{Type: "FieldValueNotFound", Field: "spec.template.spec.containers[0].volumeMounts[0].name"}}},
 		{"claim without modes and size", func(ss *appsv1.StatefulSet) {
 			ss.Spec.VolumeClaimTemplates[0].Spec = corev1.PersistentVolumeClaimSpec{}
 		}, []wantErr{req("spec.volumeClaimTemplates[0].spec.accessModes"), req("spec.volumeClaimTemplates[0].spec.resources[storage]")}},

@@ -1,9 +1,7 @@
 package autoscaling
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"testing"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -14,34 +12,27 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/capstan-io/capstan/apis/convert"
+	"github.com/capstan-io/capstan/internal/fieldtest"
 )
 
 var ctx = context.Background()
 
-type wantErr struct {
-	typ   field.ErrorType
-	field string
-}
+// Table tests name expected errors by these short helpers.
+type wantErr = fieldtest.Want
 
+var (
+	inv    = fieldtest.Invalid
+	req    = fieldtest.Required
+	forb   = fieldtest.Forbidden
+	unsupp = fieldtest.NotSupported
+	dup    = fieldtest.Duplicate
+)
+
+// checkErrs compares errors by type and path, ignoring order.
 func checkErrs(t *testing.T, got field.ErrorList, want ...wantErr) {
 	t.Helper()
-	g := make([]wantErr, 0, len(got))
-	for _, e := range got {
-		g = append(g, wantErr{e.Type, e.Field})
-	}
-	order := func(a, b wantErr) int { return cmp.Or(cmp.Compare(a.field, b.field), cmp.Compare(a.typ, b.typ)) }
-	slices.SortFunc(g, order)
-	want = slices.Clone(want)
-	slices.SortFunc(want, order)
-	if !slices.Equal(g, want) {
-		t.Errorf("errors = %v\nwant %v\n(full: %v)", g, want, got)
-	}
+	fieldtest.Check(t, got, want...)
 }
-
-func inv(f string) wantErr    { return wantErr{field.ErrorTypeInvalid, f} }
-func req(f string) wantErr    { return wantErr{field.ErrorTypeRequired, f} }
-func forb(f string) wantErr   { return wantErr{field.ErrorTypeForbidden, f} }
-func unsupp(f string) wantErr { return wantErr{field.ErrorTypeNotSupported, f} }
 
 func q(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
 
