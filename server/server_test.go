@@ -3,8 +3,10 @@ package server_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +21,7 @@ import (
 
 // startServer runs a one-server chain with the given hooks until the test
 // ends, and returns it with a cancel func that begins shutdown.
-func startServer(t *testing.T, delay time.Duration, hooks map[string]server.HookFunc) (*server.Server, context.CancelFunc, <-chan error) {
+func startServer(t *testing.T, delay time.Duration, hooks map[string]server.HookFunc, edits ...func(*server.Config)) (*server.Server, context.CancelFunc, <-chan error) {
 	t.Helper()
 	certs, err := pki.EnsureServing(pki.ServingOptions{DataDir: t.TempDir(), CertDir: t.TempDir()})
 	if err != nil {
@@ -29,13 +31,17 @@ func startServer(t *testing.T, delay time.Duration, hooks map[string]server.Hook
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := server.Config{
+	c := server.Config{
 		Serving:               server.ServingConfig{Listener: l, Certificate: certs.Certificate, ExternalAddress: l.Addr().String()},
 		Codecs:                server.CodecConfig{Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme},
 		Authentication:        authn.NewAnonymous(),
 		Loopback:              server.NewLoopback(),
 		ShutdownDelayDuration: delay,
-	}.Complete()
+	}
+	for _, edit := range edits {
+		edit(&c)
+	}
+	cfg, err := c.Complete()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,5 +142,29 @@ func TestShutdownDelayFailsReadyzFirst(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("server did not stop")
+	}
+}
+
+// --debug-socket-path serves pprof on a unix socket, and only there.
+func TestDebugSocketServesPprof(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "debug.sock")
+	s, _, _ := startServer(t, 0, nil, func(c *server.Config) { c.DebugSocketPath = sock })
+	if code, _ := get(t, s, "/readyz"); code != http.StatusOK {
+		t.Fatalf("/readyz = %d", code)
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+	resp, err := client.Get("http://debug/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "goroutine profile:") {
+		t.Fatalf("pprof over the debug socket = %d %.200s", resp.StatusCode, body)
+	}
+	if code, _ := get(t, s, "/debug/pprof/"); code == http.StatusOK {
+		t.Fatal("pprof is served on the API port too")
 	}
 }
