@@ -46,19 +46,33 @@ type StorageSpec struct {
 	StorageVersion schema.GroupVersion
 	MemoryVersion  schema.GroupVersion
 	New, NewList   func() runtime.Object
+	// JSON stores objects as JSON rather than protobuf, for types without
+	// a protobuf encoding (apiextensions.k8s.io).
+	JSON bool
+	// Codec, if set, replaces the scheme's codec (custom resources).
+	Codec runtime.Codec
+	// NoWatchCache serves the resource from etcd alone.
+	NoWatchCache bool
 }
 
 // New returns the storage of one resource.
 func (f *StorageFactory) New(spec StorageSpec) (storage.Interface, error) {
-	codec := storagecodec.New(f.Scheme, f.Codecs, spec.StorageVersion)
-	if spec.MemoryVersion != (schema.GroupVersion{}) && spec.MemoryVersion != spec.StorageVersion {
+	var codec runtime.Codec
+	switch {
+	case spec.Codec != nil:
+		codec = spec.Codec
+	case spec.JSON:
+		codec = storagecodec.NewJSON(f.Scheme, f.Codecs, spec.StorageVersion)
+	case spec.MemoryVersion != (schema.GroupVersion{}) && spec.MemoryVersion != spec.StorageVersion:
 		codec = storagecodec.NewConverting(f.Scheme, f.Codecs, spec.StorageVersion, spec.MemoryVersion)
+	default:
+		codec = storagecodec.New(f.Scheme, f.Codecs, spec.StorageVersion)
 	}
 	store, err := etcd3.New(etcd3.Config{
 		Client: f.Client, Codec: codec, NewFunc: spec.New, NewListFunc: spec.NewList,
 		Prefix: f.Prefix, ResourcePrefix: spec.KeyPrefix, GroupResource: spec.Resource, Logger: f.Logger,
 	})
-	if err != nil || !f.WatchCache || spec.Resource.Resource == "events" {
+	if err != nil || !f.WatchCache || spec.NoWatchCache || spec.Resource.Resource == "events" {
 		return store, err
 	}
 	c, err := cache.New(cache.Config{

@@ -206,13 +206,13 @@ func apiResource(gv schema.GroupVersion, r Resource) metav1.APIResource {
 	if r.StorageVersion != nil {
 		storageGV = *r.StorageVersion
 	}
-	ar.StorageVersionHash = storageVersionHash(storageGV.WithKind(r.Kind))
+	ar.StorageVersionHash = StorageVersionHash(storageGV.WithKind(r.Kind))
 	return ar
 }
 
-// storageVersionHash is the opaque hash of a resource's storage version that
+// StorageVersionHash is the opaque hash of a resource's storage version that
 // discovery shows, computed as kube does so that storage migrators agree.
-func storageVersionHash(gvk schema.GroupVersionKind) string {
+func StorageVersionHash(gvk schema.GroupVersionKind) string {
 	sum := sha256.Sum256([]byte(gvk.Group + "/" + gvk.Version + "/" + gvk.Kind))
 	return base64.StdEncoding.EncodeToString(sum[:8])
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/endpoints"
+	"github.com/capstan-io/capstan/endpoints/discovery"
 	"github.com/capstan-io/capstan/endpoints/handlers"
 	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/server/filters"
@@ -24,8 +25,11 @@ type Server struct {
 	delegate *Server // nil for the empty delegate at the end of the chain
 	router   *endpoints.Router
 	mux      *http.ServeMux // non-API paths this server serves
-	groups   map[string]bool
+	groups   groupSet     // groups whose discovery this server answers
 	notFound http.Handler // only the empty delegate has one
+	// dynamic serves resources that come and go while the server runs
+	// (custom resources); nil for servers without any.
+	dynamic ResourceHandler
 
 	// watchStop ends long-running requests at shutdown.
 	watchStop  context.Context
@@ -68,7 +72,7 @@ func (c CompletedConfig) New(name string, delegate *Server) (*Server, error) {
 	}
 	s := &Server{
 		name: name, config: c.completedConfig, delegate: delegate,
-		router: endpoints.NewRouter(c.Codecs.Serializer), mux: http.NewServeMux(), groups: map[string]bool{},
+		router: endpoints.NewRouter(c.Codecs.Serializer), mux: http.NewServeMux(),
 	}
 	s.watchStop, s.endWatches = context.WithCancel(context.Background())
 	s.Handler = s.buildHandlerChain(http.HandlerFunc(s.direct))
@@ -106,6 +110,8 @@ func (s *Server) direct(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case info != nil && s.router.Serves(info):
 		s.router.ServeHTTP(w, r)
+	case info != nil && s.dynamic != nil && s.dynamic.Serves(info):
+		s.dynamic.ServeHTTP(w, r)
 	case info != nil && s.servesDiscovery(w, r, info):
 	case s.muxServes(r):
 		s.mux.ServeHTTP(w, r)
@@ -128,11 +134,11 @@ func (s *Server) servesDiscovery(w http.ResponseWriter, r *http.Request, info *r
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	reg := s.config.Discovery
 	switch {
-	case len(parts) == 2 && parts[0] == "api" && s.groups[""]:
+	case len(parts) == 2 && parts[0] == "api" && s.groups.has(""):
 		return reg.ServeVersion(w, r, "", parts[1])
-	case len(parts) == 2 && parts[0] == "apis" && s.groups[parts[1]]:
+	case len(parts) == 2 && parts[0] == "apis" && s.groups.has(parts[1]):
 		return reg.ServeGroup(w, r, parts[1])
-	case len(parts) == 3 && parts[0] == "apis" && s.groups[parts[1]]:
+	case len(parts) == 3 && parts[0] == "apis" && s.groups.has(parts[1]):
 		return reg.ServeVersion(w, r, parts[1], parts[2])
 	}
 	return false
@@ -140,22 +146,83 @@ func (s *Server) servesDiscovery(w http.ResponseWriter, r *http.Request, info *r
 
 // InstallAPIGroup serves the resources of g and adds it to discovery.
 func (s *Server) InstallAPIGroup(g endpoints.APIGroup) error {
+	scopes, dg, err := s.Installer().Install(g)
+	if err != nil {
+		return fmt.Errorf("installing API group %q: %w", g.Name, err)
+	}
+	s.router.Add(g.Name, scopes)
+	s.SetDiscoveryGroup(dg)
+	return nil
+}
+
+// Installer is what builds this server's endpoints: its codecs, admission
+// chain and limits.
+func (s *Server) Installer() *endpoints.Config {
 	c := s.config
-	installer := &endpoints.Config{
+	return &endpoints.Config{
 		Serializer: c.Codecs.Serializer, ParameterCodec: c.Codecs.ParameterCodec,
 		Creater: c.Codecs.Creater, Typer: c.Codecs.Typer, Admission: &c.Admission,
 		TypeConverter: c.Codecs.TypeConverter, Convertor: c.Codecs.Convertor,
 		MaxRequestBodyBytes: c.Limits.MaxRequestBodyBytes, MinRequestTimeout: c.Limits.MinRequestTimeout,
 		Logger: c.Logger,
 	}
-	scopes, dg, err := installer.Install(g)
-	if err != nil {
-		return fmt.Errorf("installing API group %q: %w", g.Name, err)
+}
+
+// ResourceHandler serves resources that are installed and removed while
+// the server runs, such as the custom resources of the CRD server.
+type ResourceHandler interface {
+	// Serves reports whether the handler serves the request's resource.
+	Serves(info *request.Info) bool
+	http.Handler
+}
+
+// SetResourceHandler makes h serve the resource requests it claims. Call
+// it before Run.
+func (s *Server) SetResourceHandler(h ResourceHandler) { s.dynamic = h }
+
+// SetDiscoveryGroup adds or replaces a group in discovery and makes this
+// server answer /apis/<group>[/<version>] for it. It may be called at any
+// time.
+func (s *Server) SetDiscoveryGroup(dg discovery.Group) {
+	s.groups.add(dg.Name)
+	s.config.Discovery.Set(dg)
+}
+
+// RemoveDiscoveryGroup removes a group that SetDiscoveryGroup added.
+func (s *Server) RemoveDiscoveryGroup(name string) {
+	s.groups.remove(name)
+	s.config.Discovery.Remove(name)
+}
+
+// Discovery returns the discovery Registry shared by the chain.
+func (s *Server) Discovery() *discovery.Registry { return s.config.Discovery }
+
+// groupSet is a set of group names, safe for concurrent use: the CRD
+// server changes it while requests read it.
+type groupSet struct {
+	mu    sync.RWMutex
+	names map[string]bool
+}
+
+func (g *groupSet) has(name string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.names[name]
+}
+
+func (g *groupSet) add(name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.names == nil {
+		g.names = map[string]bool{}
 	}
-	s.router.Add(g.Name, scopes)
-	s.groups[g.Name] = true
-	c.Discovery.Set(dg)
-	return nil
+	g.names[name] = true
+}
+
+func (g *groupSet) remove(name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.names, name)
 }
 
 // Handle serves a non-API path (or a subtree, with a trailing slash).

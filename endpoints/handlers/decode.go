@@ -94,8 +94,28 @@ func (s *Scope) decodeBody(w http.ResponseWriter, r *http.Request, body []byte) 
 	if gvk.Kind != s.Kind.Kind || obj != into {
 		return nil, s.decodeError(fmt.Errorf("converting (%s) to (%s): unknown conversion", typeName(obj), typeName(into)), gvk, body)
 	}
+	if err := s.prune(w, validation, *gvk, obj); err != nil {
+		return nil, err
+	}
 	s.defaults(obj)
 	return obj, nil
+}
+
+// prune drops the fields the scope's schema does not know, reporting them
+// as fieldValidation asks, as a strict decoder would.
+func (s *Scope) prune(w http.ResponseWriter, validation fieldValidation, gvk schema.GroupVersionKind, obj runtime.Object) error {
+	if s.Pruner == nil {
+		return nil
+	}
+	paths := s.Pruner(obj)
+	if len(paths) == 0 || validation == validationIgnore {
+		return nil
+	}
+	errs := make([]error, len(paths))
+	for i, p := range paths {
+		errs[i] = fmt.Errorf("unknown field %q", p)
+	}
+	return s.strictErrors(w, validation, gvk, runtime.NewStrictDecodingError(errs))
 }
 
 // decodeError is kube's 400 for a body that cannot be decoded as the

@@ -163,6 +163,13 @@ func (s *Scope) applyServerSide(w http.ResponseWriter, r *http.Request, patch []
 	if err := yaml.Unmarshal(patch, &patchObj.Object); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
 	}
+	validation, err := fieldValidationOf(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.prune(w, validation, patchObj.GroupVersionKind(), patchObj); err != nil {
+		return nil, err
+	}
 	live := old
 	if live == nil {
 		live = s.Storage.New()
@@ -173,10 +180,6 @@ func (s *Scope) applyServerSide(w http.ResponseWriter, r *http.Request, patch []
 		if !errors.As(err, &status) {
 			err = apierrors.NewBadRequest(err.Error())
 		}
-		return nil, err
-	}
-	validation, err := fieldValidationOf(r)
-	if err != nil {
 		return nil, err
 	}
 	if validation != validationIgnore {

@@ -31,6 +31,10 @@ type Scope struct {
 	Typer          runtime.ObjectTyper
 	// Defaulter applies the resource's defaults to decoded bodies.
 	Defaulter func(obj runtime.Object)
+	// Pruner, if set, drops the fields of a decoded body that the
+	// resource's schema does not know and returns their paths, which are
+	// then unknown fields for fieldValidation (custom resources).
+	Pruner func(obj runtime.Object) []string
 	// Table turns objects into rows; nil gives the default Name/Created At table.
 	Table rest.TableConvertor
 	// SupportedFields are the field selector keys the resource allows.
