@@ -11,6 +11,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 	"github.com/capstan-io/capstan/apis/convert"
 )
 
@@ -29,6 +30,9 @@ var (
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
+	// apiextensions.k8s.io/v1 (CustomResourceDefinition) is not in
+	// k8s.io/api; capstan has its own types for it.
+	utilruntime.Must(apiextv1.AddToScheme(Scheme))
 	// Options types (ListOptions, GetOptions, DeleteOptions...) are decoded
 	// from query parameters and bodies in every group version.
 	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
