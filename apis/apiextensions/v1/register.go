@@ -25,7 +25,7 @@ func Resource(resource string) schema.GroupResource {
 var (
 	// SchemeBuilder adds this group version's types and defaulting
 	// functions to a Scheme.
-	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes, addDefaultingFuncs)
 	// AddToScheme registers this group version with a Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
