@@ -44,9 +44,16 @@ type Config struct {
 	ResyncPeriod time.Duration
 }
 
-// Run starts the naming, establishing and finalizer controllers and returns
+// Run starts the naming, establishing and finalizer controllers of a single
+// server on the loopback client config and returns once they are started;
+// they stop when ctx is done.
+func Run(ctx context.Context, loopback *rest.Config, logger *slog.Logger) error {
+	return Start(ctx, Config{Loopback: loopback, Logger: logger})
+}
+
+// Start is Run with every option: it starts the controllers and returns
 // once they are started; they stop when ctx is done.
-func Run(ctx context.Context, cfg Config) error {
+func Start(ctx context.Context, cfg Config) error {
 	if cfg.Loopback == nil || cfg.Logger == nil {
 		return errors.New("CRD controllers: Loopback and Logger are required")
 	}
