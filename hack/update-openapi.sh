@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates openapi/generated/zz_generated.openapi.go: the OpenAPI
-# definitions of every type in k8s.io/api and of the k8s.io/apimachinery
-# types they use, made by kube-openapi's openapi-gen at the version go.mod
-# pins. Run it after bumping k8s.io/api, k8s.io/apimachinery or
-# k8s.io/kube-openapi.
+# definitions of every type in k8s.io/api, of capstan's own API types (like
+# apiextensions.k8s.io/v1) and of the k8s.io/apimachinery types they use,
+# made by kube-openapi's openapi-gen at the version go.mod pins. Run it after
+# bumping k8s.io/api, k8s.io/apimachinery or k8s.io/kube-openapi, or after
+# changing a type of capstan's apis/ packages (hack/update-codegen.sh first).
 #
 #   hack/update-openapi.sh            regenerate in place
 #   hack/update-openapi.sh DIR        write the file into DIR instead (the
@@ -25,6 +26,12 @@ while read -r dir pkg; do
     api_pkgs+=("$pkg")
   fi
 done < <(go list -f '{{.Dir}} {{.ImportPath}}' k8s.io/api/...)
+# capstan's own API types, of groups kube serves from modules capstan does
+# not import; their definition names are kube's through
+# +k8s:openapi-model-package.
+own_pkgs=(
+  github.com/capstan-io/capstan/apis/apiextensions/v1
+)
 machinery_pkgs=(
   k8s.io/apimachinery/pkg/api/resource
   k8s.io/apimachinery/pkg/apis/meta/v1
@@ -53,5 +60,5 @@ nice go run "k8s.io/kube-openapi/cmd/openapi-gen@${openapi_version}" \
   --output-pkg "$out_pkg" \
   --output-file zz_generated.openapi.go \
   --report-filename "$tmp/violations.report" \
-  "${api_pkgs[@]}" "${machinery_pkgs[@]}"
+  "${api_pkgs[@]}" "${own_pkgs[@]}" "${machinery_pkgs[@]}"
 gofmt -w "$out_dir/zz_generated.openapi.go"

@@ -9,7 +9,8 @@
 package generated
 
 import (
-	v1 "k8s.io/api/admissionregistration/v1"
+	v1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	v1alpha1 "k8s.io/api/admissionregistration/v1alpha1"
 	v1beta1 "k8s.io/api/admissionregistration/v1beta1"
 	v2 "k8s.io/api/apidiscovery/v2"
@@ -79,42 +80,69 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
-		v1.ApplyConfiguration{}.OpenAPIModelName():                                             schema_k8sio_api_admissionregistration_v1_ApplyConfiguration(ref),
-		v1.AuditAnnotation{}.OpenAPIModelName():                                                schema_k8sio_api_admissionregistration_v1_AuditAnnotation(ref),
-		v1.ExpressionWarning{}.OpenAPIModelName():                                              schema_k8sio_api_admissionregistration_v1_ExpressionWarning(ref),
-		v1.JSONPatch{}.OpenAPIModelName():                                                      schema_k8sio_api_admissionregistration_v1_JSONPatch(ref),
-		v1.MatchCondition{}.OpenAPIModelName():                                                 schema_k8sio_api_admissionregistration_v1_MatchCondition(ref),
-		v1.MatchResources{}.OpenAPIModelName():                                                 schema_k8sio_api_admissionregistration_v1_MatchResources(ref),
-		v1.MutatingAdmissionPolicy{}.OpenAPIModelName():                                        schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicy(ref),
-		v1.MutatingAdmissionPolicyBinding{}.OpenAPIModelName():                                 schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBinding(ref),
-		v1.MutatingAdmissionPolicyBindingList{}.OpenAPIModelName():                             schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBindingList(ref),
-		v1.MutatingAdmissionPolicyBindingSpec{}.OpenAPIModelName():                             schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBindingSpec(ref),
-		v1.MutatingAdmissionPolicyList{}.OpenAPIModelName():                                    schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyList(ref),
-		v1.MutatingAdmissionPolicySpec{}.OpenAPIModelName():                                    schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicySpec(ref),
-		v1.MutatingWebhook{}.OpenAPIModelName():                                                schema_k8sio_api_admissionregistration_v1_MutatingWebhook(ref),
-		v1.MutatingWebhookConfiguration{}.OpenAPIModelName():                                   schema_k8sio_api_admissionregistration_v1_MutatingWebhookConfiguration(ref),
-		v1.MutatingWebhookConfigurationList{}.OpenAPIModelName():                               schema_k8sio_api_admissionregistration_v1_MutatingWebhookConfigurationList(ref),
-		v1.Mutation{}.OpenAPIModelName():                                                       schema_k8sio_api_admissionregistration_v1_Mutation(ref),
-		v1.NamedRuleWithOperations{}.OpenAPIModelName():                                        schema_k8sio_api_admissionregistration_v1_NamedRuleWithOperations(ref),
-		v1.ParamKind{}.OpenAPIModelName():                                                      schema_k8sio_api_admissionregistration_v1_ParamKind(ref),
-		v1.ParamRef{}.OpenAPIModelName():                                                       schema_k8sio_api_admissionregistration_v1_ParamRef(ref),
-		v1.Rule{}.OpenAPIModelName():                                                           schema_k8sio_api_admissionregistration_v1_Rule(ref),
-		v1.RuleWithOperations{}.OpenAPIModelName():                                             schema_k8sio_api_admissionregistration_v1_RuleWithOperations(ref),
-		v1.ServiceReference{}.OpenAPIModelName():                                               schema_k8sio_api_admissionregistration_v1_ServiceReference(ref),
-		v1.TypeChecking{}.OpenAPIModelName():                                                   schema_k8sio_api_admissionregistration_v1_TypeChecking(ref),
-		v1.ValidatingAdmissionPolicy{}.OpenAPIModelName():                                      schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicy(ref),
-		v1.ValidatingAdmissionPolicyBinding{}.OpenAPIModelName():                               schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBinding(ref),
-		v1.ValidatingAdmissionPolicyBindingList{}.OpenAPIModelName():                           schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBindingList(ref),
-		v1.ValidatingAdmissionPolicyBindingSpec{}.OpenAPIModelName():                           schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBindingSpec(ref),
-		v1.ValidatingAdmissionPolicyList{}.OpenAPIModelName():                                  schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyList(ref),
-		v1.ValidatingAdmissionPolicySpec{}.OpenAPIModelName():                                  schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicySpec(ref),
-		v1.ValidatingAdmissionPolicyStatus{}.OpenAPIModelName():                                schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyStatus(ref),
-		v1.ValidatingWebhook{}.OpenAPIModelName():                                              schema_k8sio_api_admissionregistration_v1_ValidatingWebhook(ref),
-		v1.ValidatingWebhookConfiguration{}.OpenAPIModelName():                                 schema_k8sio_api_admissionregistration_v1_ValidatingWebhookConfiguration(ref),
-		v1.ValidatingWebhookConfigurationList{}.OpenAPIModelName():                             schema_k8sio_api_admissionregistration_v1_ValidatingWebhookConfigurationList(ref),
-		v1.Validation{}.OpenAPIModelName():                                                     schema_k8sio_api_admissionregistration_v1_Validation(ref),
-		v1.Variable{}.OpenAPIModelName():                                                       schema_k8sio_api_admissionregistration_v1_Variable(ref),
-		v1.WebhookClientConfig{}.OpenAPIModelName():                                            schema_k8sio_api_admissionregistration_v1_WebhookClientConfig(ref),
+		v1.ConversionRequest{}.OpenAPIModelName():                                              schema_capstan_apis_apiextensions_v1_ConversionRequest(ref),
+		v1.ConversionResponse{}.OpenAPIModelName():                                             schema_capstan_apis_apiextensions_v1_ConversionResponse(ref),
+		v1.ConversionReview{}.OpenAPIModelName():                                               schema_capstan_apis_apiextensions_v1_ConversionReview(ref),
+		v1.CustomResourceColumnDefinition{}.OpenAPIModelName():                                 schema_capstan_apis_apiextensions_v1_CustomResourceColumnDefinition(ref),
+		v1.CustomResourceConversion{}.OpenAPIModelName():                                       schema_capstan_apis_apiextensions_v1_CustomResourceConversion(ref),
+		v1.CustomResourceDefinition{}.OpenAPIModelName():                                       schema_capstan_apis_apiextensions_v1_CustomResourceDefinition(ref),
+		v1.CustomResourceDefinitionCondition{}.OpenAPIModelName():                              schema_capstan_apis_apiextensions_v1_CustomResourceDefinitionCondition(ref),
+		v1.CustomResourceDefinitionList{}.OpenAPIModelName():                                   schema_capstan_apis_apiextensions_v1_CustomResourceDefinitionList(ref),
+		v1.CustomResourceDefinitionNames{}.OpenAPIModelName():                                  schema_capstan_apis_apiextensions_v1_CustomResourceDefinitionNames(ref),
+		v1.CustomResourceDefinitionSpec{}.OpenAPIModelName():                                   schema_capstan_apis_apiextensions_v1_CustomResourceDefinitionSpec(ref),
+		v1.CustomResourceDefinitionStatus{}.OpenAPIModelName():                                 schema_capstan_apis_apiextensions_v1_CustomResourceDefinitionStatus(ref),
+		v1.CustomResourceDefinitionVersion{}.OpenAPIModelName():                                schema_capstan_apis_apiextensions_v1_CustomResourceDefinitionVersion(ref),
+		v1.CustomResourceSubresourceScale{}.OpenAPIModelName():                                 schema_capstan_apis_apiextensions_v1_CustomResourceSubresourceScale(ref),
+		v1.CustomResourceSubresourceStatus{}.OpenAPIModelName():                                schema_capstan_apis_apiextensions_v1_CustomResourceSubresourceStatus(ref),
+		v1.CustomResourceSubresources{}.OpenAPIModelName():                                     schema_capstan_apis_apiextensions_v1_CustomResourceSubresources(ref),
+		v1.CustomResourceValidation{}.OpenAPIModelName():                                       schema_capstan_apis_apiextensions_v1_CustomResourceValidation(ref),
+		v1.ExternalDocumentation{}.OpenAPIModelName():                                          schema_capstan_apis_apiextensions_v1_ExternalDocumentation(ref),
+		v1.JSON{}.OpenAPIModelName():                                                           schema_capstan_apis_apiextensions_v1_JSON(ref),
+		v1.JSONSchemaProps{}.OpenAPIModelName():                                                schema_capstan_apis_apiextensions_v1_JSONSchemaProps(ref),
+		v1.JSONSchemaPropsOrArray{}.OpenAPIModelName():                                         schema_capstan_apis_apiextensions_v1_JSONSchemaPropsOrArray(ref),
+		v1.JSONSchemaPropsOrBool{}.OpenAPIModelName():                                          schema_capstan_apis_apiextensions_v1_JSONSchemaPropsOrBool(ref),
+		v1.JSONSchemaPropsOrStringArray{}.OpenAPIModelName():                                   schema_capstan_apis_apiextensions_v1_JSONSchemaPropsOrStringArray(ref),
+		v1.SelectableField{}.OpenAPIModelName():                                                schema_capstan_apis_apiextensions_v1_SelectableField(ref),
+		v1.ServiceReference{}.OpenAPIModelName():                                               schema_capstan_apis_apiextensions_v1_ServiceReference(ref),
+		v1.ValidationRule{}.OpenAPIModelName():                                                 schema_capstan_apis_apiextensions_v1_ValidationRule(ref),
+		v1.WebhookClientConfig{}.OpenAPIModelName():                                            schema_capstan_apis_apiextensions_v1_WebhookClientConfig(ref),
+		v1.WebhookConversion{}.OpenAPIModelName():                                              schema_capstan_apis_apiextensions_v1_WebhookConversion(ref),
+		admissionregistrationv1.ApplyConfiguration{}.OpenAPIModelName():                        schema_k8sio_api_admissionregistration_v1_ApplyConfiguration(ref),
+		admissionregistrationv1.AuditAnnotation{}.OpenAPIModelName():                           schema_k8sio_api_admissionregistration_v1_AuditAnnotation(ref),
+		admissionregistrationv1.ExpressionWarning{}.OpenAPIModelName():                         schema_k8sio_api_admissionregistration_v1_ExpressionWarning(ref),
+		admissionregistrationv1.JSONPatch{}.OpenAPIModelName():                                 schema_k8sio_api_admissionregistration_v1_JSONPatch(ref),
+		admissionregistrationv1.MatchCondition{}.OpenAPIModelName():                            schema_k8sio_api_admissionregistration_v1_MatchCondition(ref),
+		admissionregistrationv1.MatchResources{}.OpenAPIModelName():                            schema_k8sio_api_admissionregistration_v1_MatchResources(ref),
+		admissionregistrationv1.MutatingAdmissionPolicy{}.OpenAPIModelName():                   schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicy(ref),
+		admissionregistrationv1.MutatingAdmissionPolicyBinding{}.OpenAPIModelName():            schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBinding(ref),
+		admissionregistrationv1.MutatingAdmissionPolicyBindingList{}.OpenAPIModelName():        schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBindingList(ref),
+		admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{}.OpenAPIModelName():        schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBindingSpec(ref),
+		admissionregistrationv1.MutatingAdmissionPolicyList{}.OpenAPIModelName():               schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyList(ref),
+		admissionregistrationv1.MutatingAdmissionPolicySpec{}.OpenAPIModelName():               schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicySpec(ref),
+		admissionregistrationv1.MutatingWebhook{}.OpenAPIModelName():                           schema_k8sio_api_admissionregistration_v1_MutatingWebhook(ref),
+		admissionregistrationv1.MutatingWebhookConfiguration{}.OpenAPIModelName():              schema_k8sio_api_admissionregistration_v1_MutatingWebhookConfiguration(ref),
+		admissionregistrationv1.MutatingWebhookConfigurationList{}.OpenAPIModelName():          schema_k8sio_api_admissionregistration_v1_MutatingWebhookConfigurationList(ref),
+		admissionregistrationv1.Mutation{}.OpenAPIModelName():                                  schema_k8sio_api_admissionregistration_v1_Mutation(ref),
+		admissionregistrationv1.NamedRuleWithOperations{}.OpenAPIModelName():                   schema_k8sio_api_admissionregistration_v1_NamedRuleWithOperations(ref),
+		admissionregistrationv1.ParamKind{}.OpenAPIModelName():                                 schema_k8sio_api_admissionregistration_v1_ParamKind(ref),
+		admissionregistrationv1.ParamRef{}.OpenAPIModelName():                                  schema_k8sio_api_admissionregistration_v1_ParamRef(ref),
+		admissionregistrationv1.Rule{}.OpenAPIModelName():                                      schema_k8sio_api_admissionregistration_v1_Rule(ref),
+		admissionregistrationv1.RuleWithOperations{}.OpenAPIModelName():                        schema_k8sio_api_admissionregistration_v1_RuleWithOperations(ref),
+		admissionregistrationv1.ServiceReference{}.OpenAPIModelName():                          schema_k8sio_api_admissionregistration_v1_ServiceReference(ref),
+		admissionregistrationv1.TypeChecking{}.OpenAPIModelName():                              schema_k8sio_api_admissionregistration_v1_TypeChecking(ref),
+		admissionregistrationv1.ValidatingAdmissionPolicy{}.OpenAPIModelName():                 schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicy(ref),
+		admissionregistrationv1.ValidatingAdmissionPolicyBinding{}.OpenAPIModelName():          schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBinding(ref),
+		admissionregistrationv1.ValidatingAdmissionPolicyBindingList{}.OpenAPIModelName():      schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBindingList(ref),
+		admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{}.OpenAPIModelName():      schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBindingSpec(ref),
+		admissionregistrationv1.ValidatingAdmissionPolicyList{}.OpenAPIModelName():             schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyList(ref),
+		admissionregistrationv1.ValidatingAdmissionPolicySpec{}.OpenAPIModelName():             schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicySpec(ref),
+		admissionregistrationv1.ValidatingAdmissionPolicyStatus{}.OpenAPIModelName():           schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyStatus(ref),
+		admissionregistrationv1.ValidatingWebhook{}.OpenAPIModelName():                         schema_k8sio_api_admissionregistration_v1_ValidatingWebhook(ref),
+		admissionregistrationv1.ValidatingWebhookConfiguration{}.OpenAPIModelName():            schema_k8sio_api_admissionregistration_v1_ValidatingWebhookConfiguration(ref),
+		admissionregistrationv1.ValidatingWebhookConfigurationList{}.OpenAPIModelName():        schema_k8sio_api_admissionregistration_v1_ValidatingWebhookConfigurationList(ref),
+		admissionregistrationv1.Validation{}.OpenAPIModelName():                                schema_k8sio_api_admissionregistration_v1_Validation(ref),
+		admissionregistrationv1.Variable{}.OpenAPIModelName():                                  schema_k8sio_api_admissionregistration_v1_Variable(ref),
+		admissionregistrationv1.WebhookClientConfig{}.OpenAPIModelName():                       schema_k8sio_api_admissionregistration_v1_WebhookClientConfig(ref),
 		v1alpha1.ApplyConfiguration{}.OpenAPIModelName():                                       schema_k8sio_api_admissionregistration_v1alpha1_ApplyConfiguration(ref),
 		v1alpha1.AuditAnnotation{}.OpenAPIModelName():                                          schema_k8sio_api_admissionregistration_v1alpha1_AuditAnnotation(ref),
 		v1alpha1.ExpressionWarning{}.OpenAPIModelName():                                        schema_k8sio_api_admissionregistration_v1alpha1_ExpressionWarning(ref),
@@ -1345,6 +1373,1480 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 	}
 }
 
+func schema_capstan_apis_apiextensions_v1_ConversionRequest(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ConversionRequest asks a webhook to convert objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"uid": {
+						SchemaProps: spec.SchemaProps{
+							Description: "uid identifies this request and its response (not the user's request), for matching them up in logs.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"desiredAPIVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "desiredAPIVersion is the apiVersion to convert to, like \"example.com/v1\".",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"objects": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "objects are the custom resources to convert.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(runtime.RawExtension{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"uid", "desiredAPIVersion", "objects"},
+			},
+		},
+		Dependencies: []string{
+			runtime.RawExtension{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_ConversionResponse(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ConversionResponse is a webhook's answer to a ConversionRequest.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"uid": {
+						SchemaProps: spec.SchemaProps{
+							Description: "uid is the request's uid, copied.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"convertedObjects": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "convertedObjects are request.objects converted to request.desiredAPIVersion, in the same order and number, when result is a success; otherwise empty. Only labels and annotations may change in metadata; other metadata changes are dropped.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(runtime.RawExtension{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"result": {
+						SchemaProps: spec.SchemaProps{
+							Description: "result says whether conversion worked: result.status is `Success`, or `Failure` with result.message explaining why (with HTTP status 200).",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.Status{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"uid", "convertedObjects", "result"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Status{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_ConversionReview(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ConversionReview carries a conversion request to a webhook and its answer back.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"request": {
+						SchemaProps: spec.SchemaProps{
+							Description: "request is what to convert.",
+							Ref:         ref(v1.ConversionRequest{}.OpenAPIModelName()),
+						},
+					},
+					"response": {
+						SchemaProps: spec.SchemaProps{
+							Description: "response is the webhook's answer.",
+							Ref:         ref(v1.ConversionResponse{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1.ConversionRequest{}.OpenAPIModelName(), v1.ConversionResponse{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceColumnDefinition(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceColumnDefinition is one column of server-side printing.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name is the column's header.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"type": {
+						SchemaProps: spec.SchemaProps{
+							Description: "type is the OpenAPI data type of the column's cells.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"format": {
+						SchemaProps: spec.SchemaProps{
+							Description: "format is the OpenAPI format of the cells; `name` marks the column holding the resource's name.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"description": {
+						SchemaProps: spec.SchemaProps{
+							Description: "description explains the column to people.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"priority": {
+						SchemaProps: spec.SchemaProps{
+							Description: "priority ranks the column: 0 is always shown, higher numbers may be left out when space is short.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"jsonPath": {
+						SchemaProps: spec.SchemaProps{
+							Description: "jsonPath is the simple JSON path (array notation allowed) evaluated on each object to fill the column.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name", "type", "jsonPath"},
+			},
+		},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceConversion(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceConversion configures conversion between the versions of a custom resource.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"strategy": {
+						SchemaProps: spec.SchemaProps{
+							Description: "strategy is `None` (only apiVersion changes) or `Webhook` (an external webhook converts; needs spec.conversion.webhook and spec.preserveUnknownFields false).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"webhook": {
+						SchemaProps: spec.SchemaProps{
+							Description: "webhook says how to call the conversion webhook. Required when strategy is `Webhook`.",
+							Ref:         ref(v1.WebhookConversion{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"strategy"},
+			},
+		},
+		Dependencies: []string{
+			v1.WebhookConversion{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceDefinition(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceDefinition declares a custom resource the server then serves. Its name is `<spec.names.plural>.<spec.group>`.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is how the custom resource should be served.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.CustomResourceDefinitionSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is how the custom resource is served.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.CustomResourceDefinitionStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			v1.CustomResourceDefinitionSpec{}.OpenAPIModelName(), v1.CustomResourceDefinitionStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceDefinitionCondition(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceDefinitionCondition is one condition of a definition's status.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"type": {
+						SchemaProps: spec.SchemaProps{
+							Description: "type of the condition, like Established, NamesAccepted or Terminating.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status of the condition: True, False or Unknown.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"lastTransitionTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastTransitionTime is when status last changed.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason is a CamelCase word saying why status last changed.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message explains the last change to people.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"observedGeneration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "observedGeneration is the metadata.generation the condition was computed from; a smaller value than the object's means it is stale.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+				},
+				Required: []string{"type", "status"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceDefinitionList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceDefinitionList is a list of CustomResourceDefinitions.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the definitions.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.CustomResourceDefinition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1.CustomResourceDefinition{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceDefinitionNames(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceDefinitionNames are the names a custom resource is served under.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"plural": {
+						SchemaProps: spec.SchemaProps{
+							Description: "plural is the lowercase resource name in URLs, `/apis/<group>/<version>/.../<plural>`. The definition's name must be `<plural>.<group>`.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"singular": {
+						SchemaProps: spec.SchemaProps{
+							Description: "singular is the lowercase singular name. Defaults to the lowercased kind.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"shortNames": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "shortNames are lowercase aliases published in discovery, for `kubectl get <shortname>`.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "kind is the CamelCase singular kind written in the objects' `kind`.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"listKind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "listKind is the kind of lists of the resource. Defaults to `<kind>List`.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"categories": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "categories are the groups of resources (like `all`) this one belongs to, published in discovery, for `kubectl get <category>`.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"plural", "kind"},
+			},
+		},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceDefinitionSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceDefinitionSpec is the desired shape of a custom resource.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"group": {
+						SchemaProps: spec.SchemaProps{
+							Description: "group is the API group the custom resources are served in, under `/apis/<group>/...`. The definition's name must be `<names.plural>.<group>`.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"names": {
+						SchemaProps: spec.SchemaProps{
+							Description: "names are the resource and kind names of the custom resource.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.CustomResourceDefinitionNames{}.OpenAPIModelName()),
+						},
+					},
+					"scope": {
+						SchemaProps: spec.SchemaProps{
+							Description: "scope says whether the custom resources live in namespaces (`Namespaced`) or not (`Cluster`).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"versions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "versions lists every API version of the custom resource. Discovery orders served versions by name: Kubernetes-style names (v<major>, then optionally alpha or beta and a minor number) come first, GA before beta before alpha, higher numbers first; other names follow in lexical order.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.CustomResourceDefinitionVersion{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"conversion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "conversion configures how custom resources change version.",
+							Ref:         ref(v1.CustomResourceConversion{}.OpenAPIModelName()),
+						},
+					},
+					"preserveUnknownFields": {
+						SchemaProps: spec.SchemaProps{
+							Description: "preserveUnknownFields keeps fields the schema does not declare when objects are stored. apiVersion, kind and metadata are kept regardless. Deprecated: set `x-kubernetes-preserve-unknown-fields: true` in the schema of spec.versions[*] instead.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"group", "names", "scope", "versions"},
+			},
+		},
+		Dependencies: []string{
+			v1.CustomResourceConversion{}.OpenAPIModelName(), v1.CustomResourceDefinitionNames{}.OpenAPIModelName(), v1.CustomResourceDefinitionVersion{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceDefinitionStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceDefinitionStatus is the observed state of a definition.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "conditions of the definition, one per type.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.CustomResourceDefinitionCondition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"acceptedNames": {
+						SchemaProps: spec.SchemaProps{
+							Description: "acceptedNames are the names discovery serves, which may lag behind the names of spec.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.CustomResourceDefinitionNames{}.OpenAPIModelName()),
+						},
+					},
+					"storedVersions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "storedVersions are every version objects were ever persisted in. A storage migration removes versions from it once no object uses them; a version in this list cannot be removed from spec.versions.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"observedGeneration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "observedGeneration is the metadata.generation the controller last acted on.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1.CustomResourceDefinitionCondition{}.OpenAPIModelName(), v1.CustomResourceDefinitionNames{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceDefinitionVersion(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceDefinitionVersion is one API version of a custom resource.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the version, like `v1` or `v2beta1`. Served versions are found under `/apis/<group>/<version>/...`.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"served": {
+						SchemaProps: spec.SchemaProps{
+							Description: "served turns the REST endpoints of this version on or off.",
+							Default:     false,
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"storage": {
+						SchemaProps: spec.SchemaProps{
+							Description: "storage marks the version objects are persisted in. Exactly one version has it.",
+							Default:     false,
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"deprecated": {
+						SchemaProps: spec.SchemaProps{
+							Description: "deprecated makes responses for this version carry a warning header. Defaults to false.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"deprecationWarning": {
+						SchemaProps: spec.SchemaProps{
+							Description: "deprecationWarning replaces the default deprecation warning. Only allowed when deprecated is true.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"schema": {
+						SchemaProps: spec.SchemaProps{
+							Description: "schema validates, prunes and defaults objects of this version.",
+							Ref:         ref(v1.CustomResourceValidation{}.OpenAPIModelName()),
+						},
+					},
+					"subresources": {
+						SchemaProps: spec.SchemaProps{
+							Description: "subresources lists the subresources (status, scale) this version serves.",
+							Ref:         ref(v1.CustomResourceSubresources{}.OpenAPIModelName()),
+						},
+					},
+					"additionalPrinterColumns": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "additionalPrinterColumns are the extra columns of Table responses. Without any, the table has a single Age column.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.CustomResourceColumnDefinition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"selectableFields": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "selectableFields are the JSON paths usable in field selectors, at most 8.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.SelectableField{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"name", "served", "storage"},
+			},
+		},
+		Dependencies: []string{
+			v1.CustomResourceColumnDefinition{}.OpenAPIModelName(), v1.CustomResourceSubresources{}.OpenAPIModelName(), v1.CustomResourceValidation{}.OpenAPIModelName(), v1.SelectableField{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceSubresourceScale(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceSubresourceScale maps the scale subresource onto fields of the custom resource.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"specReplicasPath": {
+						SchemaProps: spec.SchemaProps{
+							Description: "specReplicasPath is the JSON path under `.spec`, without array notation, of Scale's `spec.replicas`. GET of `/scale` fails when the field is missing.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"statusReplicasPath": {
+						SchemaProps: spec.SchemaProps{
+							Description: "statusReplicasPath is the JSON path under `.status`, without array notation, of Scale's `status.replicas`, which is 0 when the field is missing.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"labelSelectorPath": {
+						SchemaProps: spec.SchemaProps{
+							Description: "labelSelectorPath is the JSON path under `.spec` or `.status`, without array notation, of Scale's `status.selector`: a string field holding a serialized label selector. HorizontalPodAutoscalers need it. The selector is empty when the field is missing.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"specReplicasPath", "statusReplicasPath"},
+			},
+		},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceSubresourceStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceSubresourceStatus turns on the status subresource, which reads and writes the `.status` of the custom resource.",
+				Type:        []string{"object"},
+			},
+		},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceSubresources(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceSubresources turns on the status and scale subresources.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status serves `/status`: writes to the object then ignore `.status`, and writes to `/status` ignore everything but `.status`.",
+							Ref:         ref(v1.CustomResourceSubresourceStatus{}.OpenAPIModelName()),
+						},
+					},
+					"scale": {
+						SchemaProps: spec.SchemaProps{
+							Description: "scale serves `/scale` with autoscaling/v1 Scale objects.",
+							Ref:         ref(v1.CustomResourceSubresourceScale{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1.CustomResourceSubresourceScale{}.OpenAPIModelName(), v1.CustomResourceSubresourceStatus{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_CustomResourceValidation(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CustomResourceValidation holds the schema of one version.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"openAPIV3Schema": {
+						SchemaProps: spec.SchemaProps{
+							Description: "openAPIV3Schema validates and prunes objects of the version.",
+							Ref:         ref(v1.JSONSchemaProps{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1.JSONSchemaProps{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_ExternalDocumentation(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ExternalDocumentation links to documentation elsewhere.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"description": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"url": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_JSON(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "JSON is any JSON value, kept as its raw bytes.",
+				Type:        v1.JSON{}.OpenAPISchemaType(),
+				Format:      v1.JSON{}.OpenAPISchemaFormat(),
+			},
+		},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_JSONSchemaProps(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "JSONSchemaProps is a JSON schema (draft 4, as OpenAPI v3 uses it) with Kubernetes' x-kubernetes-* extensions.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"id": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"$schema": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"$ref": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"description": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"type": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"format": {
+						SchemaProps: spec.SchemaProps{
+							Description: "format is an OpenAPI v3 format. Unknown formats are accepted and not checked. Checked ones: bsonobjectid, uri, email, hostname, ipv4, ipv6, cidr, mac, uuid, uuid3, uuid4, uuid5, isbn, isbn10, isbn13, creditcard, ssn, hexcolor, rgbcolor, byte (base64), password, date (RFC 3339 full-date), duration (Go or Scala style) and datetime (RFC 3339 date-time).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"title": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"default": {
+						SchemaProps: spec.SchemaProps{
+							Description: "default is the value an absent field gets. It needs spec.preserveUnknownFields to be false.",
+							Ref:         ref(v1.JSON{}.OpenAPIModelName()),
+						},
+					},
+					"maximum": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"number"},
+							Format: "double",
+						},
+					},
+					"exclusiveMaximum": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"minimum": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"number"},
+							Format: "double",
+						},
+					},
+					"exclusiveMinimum": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"maxLength": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"minLength": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"pattern": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"maxItems": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"minItems": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"uniqueItems": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"multipleOf": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"number"},
+							Format: "double",
+						},
+					},
+					"enum": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.JSON{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"maxProperties": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"minProperties": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"required": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(v1.JSONSchemaPropsOrArray{}.OpenAPIModelName()),
+						},
+					},
+					"allOf": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.JSONSchemaProps{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"oneOf": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.JSONSchemaProps{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"anyOf": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.JSONSchemaProps{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"not": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(v1.JSONSchemaProps{}.OpenAPIModelName()),
+						},
+					},
+					"properties": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.JSONSchemaProps{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"additionalProperties": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(v1.JSONSchemaPropsOrBool{}.OpenAPIModelName()),
+						},
+					},
+					"patternProperties": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.JSONSchemaProps{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"dependencies": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.JSONSchemaPropsOrStringArray{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"additionalItems": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(v1.JSONSchemaPropsOrBool{}.OpenAPIModelName()),
+						},
+					},
+					"definitions": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.JSONSchemaProps{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"externalDocs": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(v1.ExternalDocumentation{}.OpenAPIModelName()),
+						},
+					},
+					"example": {
+						SchemaProps: spec.SchemaProps{
+							Ref: ref(v1.JSON{}.OpenAPIModelName()),
+						},
+					},
+					"nullable": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"boolean"},
+							Format: "",
+						},
+					},
+					"x-kubernetes-preserve-unknown-fields": {
+						SchemaProps: spec.SchemaProps{
+							Description: "x-kubernetes-preserve-unknown-fields keeps fields the schema does not declare from being pruned, here and below, until a nested schema declares properties or additionalProperties again. Only true or unset are allowed.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"x-kubernetes-embedded-resource": {
+						SchemaProps: spec.SchemaProps{
+							Description: "x-kubernetes-embedded-resource marks an object holding a whole Kubernetes object, whose apiVersion, kind and metadata are then validated. The type must be object; the rest of the embedded object may be declared or preserved with x-kubernetes-preserve-unknown-fields.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"x-kubernetes-int-or-string": {
+						SchemaProps: spec.SchemaProps{
+							Description: "x-kubernetes-int-or-string marks a value that is an integer or a string. The type may then be empty, and anyOf may list the integer and string types, directly or inside an allOf item.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"x-kubernetes-list-map-keys": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "x-kubernetes-list-map-keys names the keys of the items of an array whose x-kubernetes-list-type is `map`. Each key is a scalar property of the items that is required or has a default.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"x-kubernetes-list-type": {
+						SchemaProps: spec.SchemaProps{
+							Description: "x-kubernetes-list-type is the topology of an array: `atomic` (replaced as a whole on merge; the default), `set` (unique scalar, atomic-map or atomic-list items) or `map` (object items identified by the x-kubernetes-list-map-keys, order kept on merge).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"x-kubernetes-map-type": {
+						SchemaProps: spec.SchemaProps{
+							Description: "x-kubernetes-map-type is the topology of an object: `granular` (each key owned and merged separately; the default) or `atomic` (replaced as a whole on merge).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"x-kubernetes-validations": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"rule",
+								},
+								"x-kubernetes-list-type":       "map",
+								"x-kubernetes-patch-merge-key": "rule",
+								"x-kubernetes-patch-strategy":  "merge",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "x-kubernetes-validations are CEL rules the value must satisfy.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.ValidationRule{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1.ExternalDocumentation{}.OpenAPIModelName(), v1.JSON{}.OpenAPIModelName(), v1.JSONSchemaProps{}.OpenAPIModelName(), v1.JSONSchemaPropsOrArray{}.OpenAPIModelName(), v1.JSONSchemaPropsOrBool{}.OpenAPIModelName(), v1.JSONSchemaPropsOrStringArray{}.OpenAPIModelName(), v1.ValidationRule{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_JSONSchemaPropsOrArray(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "JSONSchemaPropsOrArray is a schema or a list of schemas; on the wire it is the one or the other.",
+				Type:        v1.JSONSchemaPropsOrArray{}.OpenAPISchemaType(),
+				Format:      v1.JSONSchemaPropsOrArray{}.OpenAPISchemaFormat(),
+			},
+		},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_JSONSchemaPropsOrBool(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "JSONSchemaPropsOrBool is a schema or a boolean; on the wire it is the one or the other. A schema implies Allows.",
+				Type:        v1.JSONSchemaPropsOrBool{}.OpenAPISchemaType(),
+				Format:      v1.JSONSchemaPropsOrBool{}.OpenAPISchemaFormat(),
+			},
+		},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_JSONSchemaPropsOrStringArray(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "JSONSchemaPropsOrStringArray is a schema or a list of property names; on the wire it is the one or the other.",
+				Type:        v1.JSONSchemaPropsOrStringArray{}.OpenAPISchemaType(),
+				Format:      v1.JSONSchemaPropsOrStringArray{}.OpenAPISchemaFormat(),
+			},
+		},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_SelectableField(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "SelectableField is a field of a custom resource usable in field selectors.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"jsonPath": {
+						SchemaProps: spec.SchemaProps{
+							Description: "jsonPath is a JSON path without array notation to a string, boolean or integer field outside metadata. A missing field selects as the empty string. Required.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"jsonPath"},
+			},
+		},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_ServiceReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ServiceReference points at a Service by namespace and name.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "namespace of the Service. Required.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the Service. Required.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"path": {
+						SchemaProps: spec.SchemaProps{
+							Description: "path is the URL path the webhook is called at.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"port": {
+						SchemaProps: spec.SchemaProps{
+							Description: "port of the Service the webhook is called at, 1 to 65535. Defaults to 443.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+				Required: []string{"namespace", "name"},
+			},
+		},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_ValidationRule(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ValidationRule is one CEL validation rule of a schema.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"rule": {
+						SchemaProps: spec.SchemaProps{
+							Description: "rule is the CEL expression (https://github.com/google/cel-spec) that must evaluate to true. `self` is the value at the rule's place in the schema: an object's declared properties are `self.field` (test with `has(self.field)`; null counts as absent), a map's entries `self[key]`, a list's items `self[i]`, a scalar the value itself. From the root and from embedded resources, apiVersion, kind, metadata.name and metadata.generateName are also visible; other metadata and preserved unknown fields are not. Property names must match `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` and are escaped in expressions: `__` as `__underscores__`, `.` as `__dot__`, `-` as `__dash__`, `/` as `__slash__`, and CEL reserved words as `__<word>__`. Lists of type set or map compare without regard to order, and `+` on them unions or merges. A rule using `oldSelf` is a transition rule: it runs only on updates with an old value, unless optionalOldSelf is true.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message is returned when the rule fails; without one it is \"failed rule: <rule>\". Required when the rule spans lines; must be one line.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"messageExpression": {
+						SchemaProps: spec.SchemaProps{
+							Description: "messageExpression is a CEL expression, with the rule's variables, that computes the failure message as a string. It wins over message; when it fails, or gives an empty, blank or multi-line string, the message is made as if it were not set.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason is the machine-readable reason of the failure, which also picks the HTTP status of the response: FieldValueInvalid (the default), FieldValueForbidden, FieldValueRequired or FieldValueDuplicate. Clients should read unknown reasons as FieldValueInvalid.\n\nPossible enum values:\n - `\"FieldValueDuplicate\"` reports a value that must be unique and is not.\n - `\"FieldValueForbidden\"` reports a well-formed value that is not allowed here.\n - `\"FieldValueInvalid\"` reports a malformed or out-of-range value.\n - `\"FieldValueRequired\"` reports a missing value (empty string, null, empty list).",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"},
+						},
+					},
+					"fieldPath": {
+						SchemaProps: spec.SchemaProps{
+							Description: "fieldPath is the field reported when the rule fails: a relative JSON path from the rule's place in the schema to an existing field, like `.testMap.foo` or `.testList['foo.34$']`. List indexes are not allowed.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"optionalOldSelf": {
+						SchemaProps: spec.SchemaProps{
+							Description: "optionalOldSelf makes a transition rule run also on create and when the old value is missing: `oldSelf` is then a CEL optional, tested with `oldSelf.hasValue()` and read with `oldSelf.value()`. Only allowed when rule uses `oldSelf`.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"rule"},
+			},
+		},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_WebhookClientConfig(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "WebhookClientConfig locates a webhook and holds what is needed to open a TLS connection to it.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"url": {
+						SchemaProps: spec.SchemaProps{
+							Description: "url is the webhook's address, `https://host:port/path`. Exactly one of url and service is set. The host should not be an in-cluster service (use service for those) and localhost is only safe when every API server runs the webhook. User info, query and fragment are not allowed.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"service": {
+						SchemaProps: spec.SchemaProps{
+							Description: "service names the in-cluster Service of the webhook. Exactly one of url and service is set.",
+							Ref:         ref(v1.ServiceReference{}.OpenAPIModelName()),
+						},
+					},
+					"caBundle": {
+						SchemaProps: spec.SchemaProps{
+							Description: "caBundle is the PEM encoded CA bundle that verifies the webhook's serving certificate. The system roots are used when it is empty.",
+							Type:        []string{"string"},
+							Format:      "byte",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1.ServiceReference{}.OpenAPIModelName()},
+	}
+}
+
+func schema_capstan_apis_apiextensions_v1_WebhookConversion(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "WebhookConversion says how to call a conversion webhook.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"clientConfig": {
+						SchemaProps: spec.SchemaProps{
+							Description: "clientConfig says where the webhook is and how to trust it, when strategy is `Webhook`.",
+							Ref:         ref(v1.WebhookClientConfig{}.OpenAPIModelName()),
+						},
+					},
+					"conversionReviewVersions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "conversionReviewVersions lists the ConversionReview versions the webhook understands, most preferred first. The server sends the first one it supports; if it supports none, conversion fails.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"conversionReviewVersions"},
+			},
+		},
+		Dependencies: []string{
+			v1.WebhookClientConfig{}.OpenAPIModelName()},
+	}
+}
+
 func schema_k8sio_api_admissionregistration_v1_ApplyConfiguration(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -1506,7 +3008,7 @@ func schema_k8sio_api_admissionregistration_v1_MatchResources(ref common.Referen
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.NamedRuleWithOperations{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.NamedRuleWithOperations{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1524,7 +3026,7 @@ func schema_k8sio_api_admissionregistration_v1_MatchResources(ref common.Referen
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.NamedRuleWithOperations{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.NamedRuleWithOperations{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1547,7 +3049,7 @@ func schema_k8sio_api_admissionregistration_v1_MatchResources(ref common.Referen
 			},
 		},
 		Dependencies: []string{
-			v1.NamedRuleWithOperations{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
+			admissionregistrationv1.NamedRuleWithOperations{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
 	}
 }
 
@@ -1583,14 +3085,14 @@ func schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicy(ref commo
 						SchemaProps: spec.SchemaProps{
 							Description: "spec defines the desired behavior of the MutatingAdmissionPolicy.",
 							Default:     map[string]interface{}{},
-							Ref:         ref(v1.MutatingAdmissionPolicySpec{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.MutatingAdmissionPolicySpec{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1.MutatingAdmissionPolicySpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+			admissionregistrationv1.MutatingAdmissionPolicySpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -1626,14 +3128,14 @@ func schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBinding(re
 						SchemaProps: spec.SchemaProps{
 							Description: "spec defines the desired behavior of the MutatingAdmissionPolicyBinding.",
 							Default:     map[string]interface{}{},
-							Ref:         ref(v1.MutatingAdmissionPolicyBindingSpec{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1.MutatingAdmissionPolicyBindingSpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+			admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -1672,7 +3174,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBindingLis
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.MutatingAdmissionPolicyBinding{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.MutatingAdmissionPolicyBinding{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1683,7 +3185,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBindingLis
 			},
 		},
 		Dependencies: []string{
-			v1.MutatingAdmissionPolicyBinding{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+			admissionregistrationv1.MutatingAdmissionPolicyBinding{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -1704,20 +3206,20 @@ func schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyBindingSpe
 					"paramRef": {
 						SchemaProps: spec.SchemaProps{
 							Description: "paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in spec.ParamKind of the bound MutatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the MutatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param.",
-							Ref:         ref(v1.ParamRef{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.ParamRef{}.OpenAPIModelName()),
 						},
 					},
 					"matchResources": {
 						SchemaProps: spec.SchemaProps{
 							Description: "matchResources limits what resources match this binding and may be mutated by it. Note that if matchResources matches a resource, the resource must also match a policy's matchConstraints and matchConditions before the resource may be mutated. When matchResources is unset, it does not constrain resource matching, and only the policy's matchConstraints and matchConditions must match for the resource to be mutated. Additionally, matchResources.resourceRules are optional and do not constraint matching when unset. Note that this is differs from MutatingAdmissionPolicy matchConstraints, where resourceRules are required. The CREATE, UPDATE and CONNECT operations are allowed.  The DELETE operation may not be matched. '*' matches CREATE, UPDATE and CONNECT.",
-							Ref:         ref(v1.MatchResources{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.MatchResources{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1.MatchResources{}.OpenAPIModelName(), v1.ParamRef{}.OpenAPIModelName()},
+			admissionregistrationv1.MatchResources{}.OpenAPIModelName(), admissionregistrationv1.ParamRef{}.OpenAPIModelName()},
 	}
 }
 
@@ -1756,7 +3258,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyList(ref c
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.MutatingAdmissionPolicy{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.MutatingAdmissionPolicy{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1767,7 +3269,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicyList(ref c
 			},
 		},
 		Dependencies: []string{
-			v1.MutatingAdmissionPolicy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+			admissionregistrationv1.MutatingAdmissionPolicy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -1781,13 +3283,13 @@ func schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicySpec(ref c
 					"paramKind": {
 						SchemaProps: spec.SchemaProps{
 							Description: "paramKind specifies the kind of resources used to parameterize this policy. If absent, there are no parameters for this policy and the param CEL variable will not be provided to validation expressions. If paramKind refers to a non-existent kind, this policy definition is mis-configured and the FailurePolicy is applied. If paramKind is specified but paramRef is unset in MutatingAdmissionPolicyBinding, the params variable will be null.",
-							Ref:         ref(v1.ParamKind{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.ParamKind{}.OpenAPIModelName()),
 						},
 					},
 					"matchConstraints": {
 						SchemaProps: spec.SchemaProps{
 							Description: "matchConstraints specifies what resources this policy is designed to validate. The MutatingAdmissionPolicy cares about a request if it matches _all_ Constraints. However, in order to prevent clusters from being put into an unstable state that cannot be recovered from via the API MutatingAdmissionPolicy cannot match MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding. The CREATE, UPDATE and CONNECT operations are allowed.  The DELETE operation may not be matched. '*' matches CREATE, UPDATE and CONNECT. Required.",
-							Ref:         ref(v1.MatchResources{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.MatchResources{}.OpenAPIModelName()),
 						},
 					},
 					"variables": {
@@ -1802,7 +3304,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicySpec(ref c
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.Variable{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.Variable{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1820,7 +3322,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicySpec(ref c
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.Mutation{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.Mutation{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1851,7 +3353,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicySpec(ref c
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.MatchCondition{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.MatchCondition{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -1869,7 +3371,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingAdmissionPolicySpec(ref c
 			},
 		},
 		Dependencies: []string{
-			v1.MatchCondition{}.OpenAPIModelName(), v1.MatchResources{}.OpenAPIModelName(), v1.Mutation{}.OpenAPIModelName(), v1.ParamKind{}.OpenAPIModelName(), v1.Variable{}.OpenAPIModelName()},
+			admissionregistrationv1.MatchCondition{}.OpenAPIModelName(), admissionregistrationv1.MatchResources{}.OpenAPIModelName(), admissionregistrationv1.Mutation{}.OpenAPIModelName(), admissionregistrationv1.ParamKind{}.OpenAPIModelName(), admissionregistrationv1.Variable{}.OpenAPIModelName()},
 	}
 }
 
@@ -1892,7 +3394,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingWebhook(ref common.Refere
 						SchemaProps: spec.SchemaProps{
 							Description: "clientConfig defines how to communicate with the hook. Required",
 							Default:     map[string]interface{}{},
-							Ref:         ref(v1.WebhookClientConfig{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.WebhookClientConfig{}.OpenAPIModelName()),
 						},
 					},
 					"rules": {
@@ -1907,7 +3409,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingWebhook(ref common.Refere
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.RuleWithOperations{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.RuleWithOperations{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2000,7 +3502,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingWebhook(ref common.Refere
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.MatchCondition{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.MatchCondition{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2011,7 +3513,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingWebhook(ref common.Refere
 			},
 		},
 		Dependencies: []string{
-			v1.MatchCondition{}.OpenAPIModelName(), v1.RuleWithOperations{}.OpenAPIModelName(), v1.WebhookClientConfig{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
+			admissionregistrationv1.MatchCondition{}.OpenAPIModelName(), admissionregistrationv1.RuleWithOperations{}.OpenAPIModelName(), admissionregistrationv1.WebhookClientConfig{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
 	}
 }
 
@@ -2060,7 +3562,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingWebhookConfiguration(ref 
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.MutatingWebhook{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.MutatingWebhook{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2070,7 +3572,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingWebhookConfiguration(ref 
 			},
 		},
 		Dependencies: []string{
-			v1.MutatingWebhook{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+			admissionregistrationv1.MutatingWebhook{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -2109,7 +3611,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingWebhookConfigurationList(
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.MutatingWebhookConfiguration{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.MutatingWebhookConfiguration{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2120,7 +3622,7 @@ func schema_k8sio_api_admissionregistration_v1_MutatingWebhookConfigurationList(
 			},
 		},
 		Dependencies: []string{
-			v1.MutatingWebhookConfiguration{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+			admissionregistrationv1.MutatingWebhookConfiguration{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -2143,13 +3645,13 @@ func schema_k8sio_api_admissionregistration_v1_Mutation(ref common.ReferenceCall
 					"applyConfiguration": {
 						SchemaProps: spec.SchemaProps{
 							Description: "applyConfiguration defines the desired configuration values of an object. The configuration is applied to the admission object using [structured merge diff](https://github.com/kubernetes-sigs/structured-merge-diff). A CEL expression is used to create apply configuration.",
-							Ref:         ref(v1.ApplyConfiguration{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.ApplyConfiguration{}.OpenAPIModelName()),
 						},
 					},
 					"jsonPatch": {
 						SchemaProps: spec.SchemaProps{
 							Description: "jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation to the object. A CEL expression is used to create the JSON patch.",
-							Ref:         ref(v1.JSONPatch{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.JSONPatch{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -2157,7 +3659,7 @@ func schema_k8sio_api_admissionregistration_v1_Mutation(ref common.ReferenceCall
 			},
 		},
 		Dependencies: []string{
-			v1.ApplyConfiguration{}.OpenAPIModelName(), v1.JSONPatch{}.OpenAPIModelName()},
+			admissionregistrationv1.ApplyConfiguration{}.OpenAPIModelName(), admissionregistrationv1.JSONPatch{}.OpenAPIModelName()},
 	}
 }
 
@@ -2601,7 +4103,7 @@ func schema_k8sio_api_admissionregistration_v1_TypeChecking(ref common.Reference
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.ExpressionWarning{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.ExpressionWarning{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2611,7 +4113,7 @@ func schema_k8sio_api_admissionregistration_v1_TypeChecking(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			v1.ExpressionWarning{}.OpenAPIModelName()},
+			admissionregistrationv1.ExpressionWarning{}.OpenAPIModelName()},
 	}
 }
 
@@ -2647,21 +4149,21 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicy(ref com
 						SchemaProps: spec.SchemaProps{
 							Description: "spec defines the desired behavior of the ValidatingAdmissionPolicy.",
 							Default:     map[string]interface{}{},
-							Ref:         ref(v1.ValidatingAdmissionPolicySpec{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.ValidatingAdmissionPolicySpec{}.OpenAPIModelName()),
 						},
 					},
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "status represents the current status of the ValidatingAdmissionPolicy, including warnings that are useful to determine if the policy behaves in the expected way. Populated by the system. Read-only.",
 							Default:     map[string]interface{}{},
-							Ref:         ref(v1.ValidatingAdmissionPolicyStatus{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.ValidatingAdmissionPolicyStatus{}.OpenAPIModelName()),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1.ValidatingAdmissionPolicySpec{}.OpenAPIModelName(), v1.ValidatingAdmissionPolicyStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+			admissionregistrationv1.ValidatingAdmissionPolicySpec{}.OpenAPIModelName(), admissionregistrationv1.ValidatingAdmissionPolicyStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -2697,7 +4199,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBinding(
 						SchemaProps: spec.SchemaProps{
 							Description: "spec defines the desired behavior of the ValidatingAdmissionPolicyBinding.",
 							Default:     map[string]interface{}{},
-							Ref:         ref(v1.ValidatingAdmissionPolicyBindingSpec{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -2705,7 +4207,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBinding(
 			},
 		},
 		Dependencies: []string{
-			v1.ValidatingAdmissionPolicyBindingSpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+			admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -2744,7 +4246,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBindingL
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.ValidatingAdmissionPolicyBinding{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.ValidatingAdmissionPolicyBinding{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2755,7 +4257,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBindingL
 			},
 		},
 		Dependencies: []string{
-			v1.ValidatingAdmissionPolicyBinding{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+			admissionregistrationv1.ValidatingAdmissionPolicyBinding{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -2776,13 +4278,13 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBindingS
 					"paramRef": {
 						SchemaProps: spec.SchemaProps{
 							Description: "paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in ParamKind of the bound ValidatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the ValidatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param.",
-							Ref:         ref(v1.ParamRef{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.ParamRef{}.OpenAPIModelName()),
 						},
 					},
 					"matchResources": {
 						SchemaProps: spec.SchemaProps{
 							Description: "matchResources declares what resources match this binding and will be validated by it. Note that this is intersected with the policy's matchConstraints, so only requests that are matched by the policy can be selected by this. If this is unset, all resources matched by the policy are validated by this binding When resourceRules is unset, it does not constrain resource matching. If a resource is matched by the other fields of this object, it will be validated. Note that this is differs from ValidatingAdmissionPolicy matchConstraints, where resourceRules are required.",
-							Ref:         ref(v1.MatchResources{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.MatchResources{}.OpenAPIModelName()),
 						},
 					},
 					"validationActions": {
@@ -2810,7 +4312,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyBindingS
 			},
 		},
 		Dependencies: []string{
-			v1.MatchResources{}.OpenAPIModelName(), v1.ParamRef{}.OpenAPIModelName()},
+			admissionregistrationv1.MatchResources{}.OpenAPIModelName(), admissionregistrationv1.ParamRef{}.OpenAPIModelName()},
 	}
 }
 
@@ -2849,7 +4351,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyList(ref
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.ValidatingAdmissionPolicy{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.ValidatingAdmissionPolicy{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2860,7 +4362,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyList(ref
 			},
 		},
 		Dependencies: []string{
-			v1.ValidatingAdmissionPolicy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+			admissionregistrationv1.ValidatingAdmissionPolicy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -2874,13 +4376,13 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicySpec(ref
 					"paramKind": {
 						SchemaProps: spec.SchemaProps{
 							Description: "paramKind specifies the kind of resources used to parameterize this policy. If absent, there are no parameters for this policy and the param CEL variable will not be provided to validation expressions. If ParamKind refers to a non-existent kind, this policy definition is mis-configured and the FailurePolicy is applied. If paramKind is specified but paramRef is unset in ValidatingAdmissionPolicyBinding, the params variable will be null.",
-							Ref:         ref(v1.ParamKind{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.ParamKind{}.OpenAPIModelName()),
 						},
 					},
 					"matchConstraints": {
 						SchemaProps: spec.SchemaProps{
 							Description: "matchConstraints specifies what resources this policy is designed to validate. The AdmissionPolicy cares about a request if it matches _all_ Constraints. However, in order to prevent clusters from being put into an unstable state that cannot be recovered from via the API ValidatingAdmissionPolicy cannot match ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding. Required.",
-							Ref:         ref(v1.MatchResources{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.MatchResources{}.OpenAPIModelName()),
 						},
 					},
 					"validations": {
@@ -2895,7 +4397,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicySpec(ref
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.Validation{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.Validation{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2921,7 +4423,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicySpec(ref
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.AuditAnnotation{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.AuditAnnotation{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2944,7 +4446,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicySpec(ref
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.MatchCondition{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.MatchCondition{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2967,7 +4469,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicySpec(ref
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.Variable{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.Variable{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -2977,7 +4479,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicySpec(ref
 			},
 		},
 		Dependencies: []string{
-			v1.AuditAnnotation{}.OpenAPIModelName(), v1.MatchCondition{}.OpenAPIModelName(), v1.MatchResources{}.OpenAPIModelName(), v1.ParamKind{}.OpenAPIModelName(), v1.Validation{}.OpenAPIModelName(), v1.Variable{}.OpenAPIModelName()},
+			admissionregistrationv1.AuditAnnotation{}.OpenAPIModelName(), admissionregistrationv1.MatchCondition{}.OpenAPIModelName(), admissionregistrationv1.MatchResources{}.OpenAPIModelName(), admissionregistrationv1.ParamKind{}.OpenAPIModelName(), admissionregistrationv1.Validation{}.OpenAPIModelName(), admissionregistrationv1.Variable{}.OpenAPIModelName()},
 	}
 }
 
@@ -2998,7 +4500,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyStatus(r
 					"typeChecking": {
 						SchemaProps: spec.SchemaProps{
 							Description: "typeChecking contains the results of type checking for each expression. Presence of this field indicates the completion of the type checking.",
-							Ref:         ref(v1.TypeChecking{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.TypeChecking{}.OpenAPIModelName()),
 						},
 					},
 					"conditions": {
@@ -3026,7 +4528,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingAdmissionPolicyStatus(r
 			},
 		},
 		Dependencies: []string{
-			v1.TypeChecking{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName()},
+			admissionregistrationv1.TypeChecking{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -3049,7 +4551,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingWebhook(ref common.Refe
 						SchemaProps: spec.SchemaProps{
 							Description: "clientConfig defines how to communicate with the hook. Required",
 							Default:     map[string]interface{}{},
-							Ref:         ref(v1.WebhookClientConfig{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.WebhookClientConfig{}.OpenAPIModelName()),
 						},
 					},
 					"rules": {
@@ -3064,7 +4566,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingWebhook(ref common.Refe
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.RuleWithOperations{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.RuleWithOperations{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3149,7 +4651,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingWebhook(ref common.Refe
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.MatchCondition{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.MatchCondition{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3160,7 +4662,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingWebhook(ref common.Refe
 			},
 		},
 		Dependencies: []string{
-			v1.MatchCondition{}.OpenAPIModelName(), v1.RuleWithOperations{}.OpenAPIModelName(), v1.WebhookClientConfig{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
+			admissionregistrationv1.MatchCondition{}.OpenAPIModelName(), admissionregistrationv1.RuleWithOperations{}.OpenAPIModelName(), admissionregistrationv1.WebhookClientConfig{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
 	}
 }
 
@@ -3209,7 +4711,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingWebhookConfiguration(re
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.ValidatingWebhook{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.ValidatingWebhook{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3219,7 +4721,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingWebhookConfiguration(re
 			},
 		},
 		Dependencies: []string{
-			v1.ValidatingWebhook{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+			admissionregistrationv1.ValidatingWebhook{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -3258,7 +4760,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingWebhookConfigurationLis
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.ValidatingWebhookConfiguration{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.ValidatingWebhookConfiguration{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -3269,7 +4771,7 @@ func schema_k8sio_api_admissionregistration_v1_ValidatingWebhookConfigurationLis
 			},
 		},
 		Dependencies: []string{
-			v1.ValidatingWebhookConfiguration{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+			admissionregistrationv1.ValidatingWebhookConfiguration{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -3368,7 +4870,7 @@ func schema_k8sio_api_admissionregistration_v1_WebhookClientConfig(ref common.Re
 					"service": {
 						SchemaProps: spec.SchemaProps{
 							Description: "service is a reference to the service for this webhook. Either `service` or `url` must be specified.\n\nIf the webhook is running within the cluster, then you should use `service`.",
-							Ref:         ref(v1.ServiceReference{}.OpenAPIModelName()),
+							Ref:         ref(admissionregistrationv1.ServiceReference{}.OpenAPIModelName()),
 						},
 					},
 					"caBundle": {
@@ -3382,7 +4884,7 @@ func schema_k8sio_api_admissionregistration_v1_WebhookClientConfig(ref common.Re
 			},
 		},
 		Dependencies: []string{
-			v1.ServiceReference{}.OpenAPIModelName()},
+			admissionregistrationv1.ServiceReference{}.OpenAPIModelName()},
 	}
 }
 
@@ -5233,7 +6735,7 @@ func schema_k8sio_api_admissionregistration_v1beta1_MutatingWebhook(ref common.R
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.RuleWithOperations{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.RuleWithOperations{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -5334,7 +6836,7 @@ func schema_k8sio_api_admissionregistration_v1beta1_MutatingWebhook(ref common.R
 			},
 		},
 		Dependencies: []string{
-			v1.RuleWithOperations{}.OpenAPIModelName(), v1beta1.MatchCondition{}.OpenAPIModelName(), v1beta1.WebhookClientConfig{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
+			admissionregistrationv1.RuleWithOperations{}.OpenAPIModelName(), v1beta1.MatchCondition{}.OpenAPIModelName(), v1beta1.WebhookClientConfig{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
 	}
 }
 
@@ -6210,7 +7712,7 @@ func schema_k8sio_api_admissionregistration_v1beta1_ValidatingWebhook(ref common
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
-										Ref: ref(v1.RuleWithOperations{}.OpenAPIModelName()),
+										Ref: ref(admissionregistrationv1.RuleWithOperations{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -6308,7 +7810,7 @@ func schema_k8sio_api_admissionregistration_v1beta1_ValidatingWebhook(ref common
 			},
 		},
 		Dependencies: []string{
-			v1.RuleWithOperations{}.OpenAPIModelName(), v1beta1.MatchCondition{}.OpenAPIModelName(), v1beta1.WebhookClientConfig{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
+			admissionregistrationv1.RuleWithOperations{}.OpenAPIModelName(), v1beta1.MatchCondition{}.OpenAPIModelName(), v1beta1.WebhookClientConfig{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
 	}
 }
 
