@@ -24,7 +24,8 @@ import (
 	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 )
 
-// Converter converts the custom resources of one CRD.
+// Converter converts the custom resources of one CRD. It is safe for
+// concurrent use.
 type Converter interface {
 	// Convert returns in, an *unstructured.Unstructured or an
 	// *unstructured.UnstructuredList of the CRD's resources, at version to.

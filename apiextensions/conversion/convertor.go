@@ -23,7 +23,8 @@ type crdFacts interface {
 // it also converts autoscaling/v1 Scale objects, to and from unstructured.
 // Its field labels are metadata.name, metadata.namespace (of namespaced
 // resources) and the version's selectableFields; for a Converter not built
-// by New, only the first two.
+// by New, only the first two. Its webhook calls are bounded by the
+// converter's timeout only, having no context.
 func NewObjectConvertor(c Converter) runtime.ObjectConvertor {
 	return &objectConvertor{c: c}
 }
