@@ -136,7 +136,8 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x5
 		Authorization:  c.Authorization.Authorizer,
 		Loopback:       server.NewLoopback(),
 		Discovery:      discovery.NewRegistry(),
-		OpenAPI:        catalog,
+		// The CRD server publishes its kinds in the dynamic part.
+		OpenAPI: openapi.WithDynamic(catalog, openapi.NewDynamicCatalog()),
 		HealthChecks: []server.HealthCheck{etcdCheck(c.etcdClient),
 			{Name: "watch-cache", Check: func(*http.Request) error { return c.Storage.CachesReady() }}},
 		Limits: server.LimitsConfig{

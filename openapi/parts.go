@@ -25,6 +25,7 @@ type part struct {
 	// fingerprint changes when what the part is built from changes.
 	fingerprint string
 	gv          *schema.GroupVersion // for group version parts
+	custom      bool                 // a group version of custom resources
 	routes      func() (*container, []error)
 	v3          lazyDoc
 }
@@ -60,21 +61,45 @@ func streamType(mediaType string) string {
 	return mediaType + ";stream=watch"
 }
 
-// parts lists the parts of the groups, in no particular order.
+// catalogGeneration counts the changes of a catalog that changes at run
+// time; 0 for others.
+func (b *routeBuilder) catalogGeneration() uint64 {
+	if c, ok := b.catalog.(changing); ok {
+		return c.Generation()
+	}
+	return 0
+}
+
+// stamp identifies the definitions of the custom kinds of gv; 0 if gv's
+// kinds are built in.
+func (b *routeBuilder) stamp(gv schema.GroupVersion) uint64 {
+	if c, ok := b.catalog.(changing); ok {
+		return c.stamp(gv)
+	}
+	return 0
+}
+
+// parts lists the parts of the groups, in no particular order. As in
+// kube, the group versions of custom resources have no discovery
+// operations, and their groups no part of their own.
 func (b *routeBuilder) parts(groups []discovery.Group) []*part {
 	out := []*part{
 		b.fixed("/apis", "getAPIVersions", "apis", "get the API groups", metav1.APIGroupList{}.OpenAPIModelName()),
 		b.fixed("/version", "getCodeVersion", "version", "get the version of the server", version.Info{}.OpenAPIModelName()),
 	}
 	for _, g := range groups {
-		if g.Name == "" {
+		builtIn := len(g.Versions) == 0
+		for _, v := range g.Versions {
+			p := b.groupVersionPart(g.Name, v)
+			builtIn = builtIn || !p.custom
+			out = append(out, p)
+		}
+		switch {
+		case g.Name == "":
 			out = append(out, b.fixed("/api", "getCoreAPIVersions", "core", "get the versions of the core API", metav1.APIVersions{}.OpenAPIModelName()))
-		} else {
+		case builtIn:
 			id := "get" + camel(groupPart(g.Name), true) + "APIGroup"
 			out = append(out, b.fixed("/apis/"+g.Name, id, camel(groupPart(g.Name), false), "get the versions of the group", metav1.APIGroup{}.OpenAPIModelName()))
-		}
-		for _, v := range g.Versions {
-			out = append(out, b.groupVersionPart(g.Name, v))
 		}
 	}
 	return out
@@ -96,22 +121,26 @@ func (b *routeBuilder) fixed(root, id, tag, doc, modelName string) *part {
 func (b *routeBuilder) groupVersionPart(group string, v discovery.Version) *part {
 	gv := schema.GroupVersion{Group: group, Version: v.Version}
 	root := rootPath(gv)
+	stamp := b.stamp(gv)
+	custom := stamp != 0
 	return &part{
-		key: root[1:], fingerprint: fingerprint(gv, v), gv: &gv,
+		key: root[1:], fingerprint: fingerprint(gv, v, stamp), gv: &gv, custom: custom,
 		routes: func() (*container, []error) {
 			c := &container{root: root}
 			var errs []error
 			for _, r := range v.Resources {
-				res, err := b.newResource(gv, v, r)
+				res, err := b.newResource(gv, v, r, custom)
 				if err != nil {
 					errs = append(errs, fmt.Errorf("%s %s: %w", gv, r.Name, err))
 					continue
 				}
 				c.routes = append(c.routes, res.routes()...)
 			}
-			id := "get" + gvID(group, v.Version) + "APIResources"
-			c.routes = append(c.routes, discoveryRoute(root+"/", id, gvTag(group, v.Version),
-				"get the resources of the group version", model(metav1.APIResourceList{}.OpenAPIModelName()), b.mediaTypes))
+			if !custom {
+				id := "get" + gvID(group, v.Version) + "APIResources"
+				c.routes = append(c.routes, discoveryRoute(root+"/", id, gvTag(group, v.Version),
+					"get the resources of the group version", model(metav1.APIResourceList{}.OpenAPIModelName()), b.mediaTypes))
+			}
 			return c, errs
 		},
 	}
@@ -126,12 +155,13 @@ func discoveryRoute(path, id, tag, doc string, m model, types []string) *route {
 }
 
 // fingerprint identifies what a group version part is built from: the
-// resources, their kinds, scopes and verbs.
-func fingerprint(gv schema.GroupVersion, v discovery.Version) string {
+// resources, their kinds, scopes and verbs, and the stamp of the custom
+// kinds' definitions (0 for built-in kinds, whose never change).
+func fingerprint(gv schema.GroupVersion, v discovery.Version, stamp uint64) string {
 	body, err := json.Marshal(v.Resources)
 	if err != nil {
 		panic(fmt.Sprintf("discovery resources are plain data and always encode: %v", err))
 	}
-	sum := sha256.Sum256(append([]byte(gv.String()+"\n"), body...))
+	sum := sha256.Sum256(append([]byte(fmt.Sprintf("%s\n%d\n", gv, stamp)), body...))
 	return hex.EncodeToString(sum[:])
 }

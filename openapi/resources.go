@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kube-openapi/pkg/common"
 
 	"github.com/capstan-io/capstan/endpoints/discovery"
@@ -25,11 +27,15 @@ type resource struct {
 	root          string // /api/v1 or /apis/<group>/<version>
 	operationTags []string
 	media         *routeBuilder // the media types of the server
+	// custom marks the resources of CRDs, whose operations kube documents
+	// differently: see customRoute.
+	custom bool
 }
 
-// newResource resolves the models of r, one of the resources of v. It
-// fails if the catalog has no definition of r's kind.
-func (b *routeBuilder) newResource(gv schema.GroupVersion, v discovery.Version, r metav1.APIResource) (*resource, error) {
+// newResource resolves the models of r, one of the resources of v; custom
+// says v is a version of custom resources. It fails if the catalog has no
+// definition of r's kind.
+func (b *routeBuilder) newResource(gv schema.GroupVersion, v discovery.Version, r metav1.APIResource, custom bool) (*resource, error) {
 	name, sub, _ := strings.Cut(r.Name, "/")
 	gvk := gv.WithKind(r.Kind)
 	if r.Group != "" || r.Version != "" {
@@ -39,7 +45,7 @@ func (b *routeBuilder) newResource(gv schema.GroupVersion, v discovery.Version, 
 		gv: gv, name: name, sub: sub, kind: r.Kind, idKind: r.Kind,
 		gvk:        metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
 		namespaced: r.Namespaced, verbs: r.Verbs, root: rootPath(gv), media: b,
-		operationTags: []string{gvTag(gv.Group, gv.Version)},
+		operationTags: []string{gvTag(gv.Group, gv.Version)}, custom: custom,
 	}
 	if sub != "" {
 		for _, parent := range v.Resources {
@@ -47,6 +53,11 @@ func (b *routeBuilder) newResource(gv schema.GroupVersion, v discovery.Version, 
 				res.idKind = parent.Kind
 			}
 		}
+	}
+	if custom {
+		// Every operation of a custom resource, scale's too, is marked
+		// with the resource's kind.
+		res.gvk = metav1.GroupVersionKind{Group: gv.Group, Version: gv.Version, Kind: res.idKind}
 	}
 	var err error
 	if res.object, err = b.model(gvk); err != nil {
@@ -66,7 +77,7 @@ func (b *routeBuilder) model(gvk schema.GroupVersionKind) (model, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, ok := b.catalog.Definitions(V2)[name]; !ok {
+	if !hasDefinition(b.catalog, name) {
 		return "", fmt.Errorf("no OpenAPI definition %s of %v", name, gvk)
 	}
 	return model(name), nil
@@ -97,17 +108,20 @@ func (r *resource) routes() []common.Route {
 	add("list", collection, collectionParams, can("list"))
 	add("post", collection, collectionParams, can("create"))
 	add("deletecollection", collection, collectionParams, can("deletecollection"))
-	add("watchlist", "/watch"+collection, collectionParams, can("watch") && can("list"))
+	// kube documents no watch paths of custom resources: they are
+	// watched with the list's watch parameter.
+	watchPaths := !r.custom
+	add("watchlist", "/watch"+collection, collectionParams, watchPaths && can("watch") && can("list"))
 	add("get", item, itemParams, can("get"))
 	add("put", item, itemParams, can("update"))
 	add("patch", item, itemParams, can("patch"))
 	add("delete", item, itemParams, can("delete"))
-	add("watch", "/watch"+item, itemParams, can("watch"))
+	add("watch", "/watch"+item, itemParams, watchPaths && can("watch"))
 	if r.namespaced && r.sub == "" {
 		if can("list") {
 			out = append(out, r.route(operations["list"], "/"+r.name, nil, true))
 		}
-		if can("watch") && can("list") {
+		if watchPaths && can("watch") && can("list") {
 			out = append(out, r.route(operations["watchlist"], "/watch/"+r.name, nil, true))
 		}
 	}
@@ -146,7 +160,28 @@ func (r *resource) route(op operation, path string, pathParams []common.Paramete
 		rt.body = m
 	}
 	rt.params = append(rt.params, pathParams...)
+	if r.custom {
+		customRoute(rt, op)
+	}
 	return rt
+}
+
+// The media types kube documents for the operations of custom resources.
+var (
+	customTypes      = []string{runtime.ContentTypeJSON, runtime.ContentTypeYAML}
+	customPatchTypes = []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType)}
+)
+
+// customRoute documents an operation on custom resources as kube does:
+// JSON and YAML only, patches without strategic merge (which clients such
+// as kubectl apply read from the document to choose their patch type), and
+// a patch answers 200 only.
+func customRoute(rt *route, op operation) {
+	rt.consumes, rt.produces = customTypes, customTypes
+	if op.action == "patch" {
+		rt.consumes = customPatchTypes
+		rt.responses = rt.responses[:1] // 200 comes first
+	}
 }
 
 // about describes an operation with format, or subFormat (the kind, then

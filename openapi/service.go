@@ -51,11 +51,15 @@ type Service struct {
 // built from. It is replaced, never changed, when the Registry changes;
 // parts that did not change move to the new state with their documents.
 type state struct {
-	generation uint64
+	generation generation
 	parts      map[string]*part
 	keys       []string // of parts, sorted
 	v2, root   *lazyDoc
 }
+
+// generation identifies what a state is built from: the Registry's
+// generation and, for catalogs that change at run time, the catalog's.
+type generation struct{ registry, catalog uint64 }
 
 // NewService returns a Service of c.
 func NewService(c Config) *Service {
@@ -79,22 +83,27 @@ func infoVersion(v string) string {
 	return v
 }
 
-// current returns the state of the Registry's present generation.
+// current returns the state of the present generation of the Registry
+// and the catalog.
 func (s *Service) current() *state {
-	gen := s.registry.Generation()
+	gen := generation{s.registry.Generation(), s.routes.catalogGeneration()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state != nil && s.state.generation == gen {
 		return s.state
 	}
-	groups, gen := s.registry.Groups()
+	// The catalog's generation is read before the parts read its stamps:
+	// a change in between makes the next call look again, never miss it.
+	gen.catalog = s.routes.catalogGeneration()
+	groups, regGen := s.registry.Groups()
+	gen.registry = regGen
 	s.state = nextState(s.state, s.routes.parts(groups), gen)
 	return s.state
 }
 
 // nextState keeps the parts of old whose fingerprints did not change, and
 // old's documents of all parts if none did.
-func nextState(old *state, parts []*part, gen uint64) *state {
+func nextState(old *state, parts []*part, gen generation) *state {
 	st := &state{generation: gen, parts: make(map[string]*part, len(parts)), v2: &lazyDoc{}, root: &lazyDoc{}}
 	same := old != nil && len(old.parts) == len(parts)
 	for _, p := range parts {
