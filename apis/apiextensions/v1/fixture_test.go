@@ -112,8 +112,7 @@ const fullCRD = `{
         },
         "conversionReviewVersions": ["v1", "v1beta1"]
       }
-    },
-    "preserveUnknownFields": false
+    }
   },
   "status": {
     "conditions": [
