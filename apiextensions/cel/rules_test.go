@@ -26,7 +26,7 @@ func TestValidateRules(t *testing.T) {
 	prop := func(name string, s S) *S { return root(object(map[string]S{name: s})) }
 	bad := apiextv1.FieldValueErrorReason("FieldValueBad")
 	forbidden := apiextv1.FieldValueForbidden
-total := func(path string) []string {
+	total := func(path string) []string {
 		return []string{
 			path + ": Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
 			schemaPath + ": Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
