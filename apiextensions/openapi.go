@@ -1,0 +1,115 @@
+package apiextensions
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	crschema "github.com/capstan-io/capstan/apiextensions/schema"
+	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	"github.com/capstan-io/capstan/openapi"
+)
+
+// crdOpenAPI publishes the models of the custom resources of established
+// CRDs in the dynamic part of the chain's OpenAPI catalog: /openapi/v2
+// and the /openapi/v3 document of each served group version then show
+// them, and only those documents are rebuilt when a CRD changes.
+type crdOpenAPI struct {
+	catalog *openapi.DynamicCatalog // nil: the chain publishes no OpenAPI
+}
+
+// newCRDOpenAPI publishes in the dynamic part of c, if it has one.
+func newCRDOpenAPI(c openapi.Catalog) *crdOpenAPI {
+	return &crdOpenAPI{catalog: openapi.Dynamic(c)}
+}
+
+// update publishes the definitions of crd's served versions, replacing
+// those it had.
+func (o *crdOpenAPI) update(crd *apiextv1.CustomResourceDefinition) {
+	if o.catalog == nil {
+		return
+	}
+	o.catalog.Set(crd.Name, crdDefinitions(crd))
+}
+
+// remove withdraws the definitions of crd.
+func (o *crdOpenAPI) remove(crd *apiextv1.CustomResourceDefinition) {
+	if o.catalog == nil {
+		return
+	}
+	o.catalog.Remove(crd.Name)
+}
+
+// crdDefinitions are the models of the kind and the list kind of each
+// served version of crd, under the accepted names the CRD is served with,
+// in both forms, as kube publishes them:
+//
+//   - the kind: the version's schema with apiVersion, kind and metadata
+//     (a reference to ObjectMeta), kube's swagger 2.0 stripping for v2,
+//     or just an object where the schema is not structural (and, in v2,
+//     where the root keeps unknown fields);
+//   - the list kind: items of the kind and ListMeta metadata;
+//   - both marked with their kinds and with the version's selectable
+//     fields.
+func crdDefinitions(crd *apiextv1.CustomResourceDefinition) []openapi.KindDefinition {
+	names := crd.Status.AcceptedNames
+	var out []openapi.KindDefinition
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: names.Kind}
+		s := versionStructural(v)
+		v2Struct := s
+		if crd.Spec.PreserveUnknownFields {
+			v2Struct = nil // an object of anything, for swagger 2.0 clients
+		}
+		kind := openapi.KindDefinition{
+			GVK:          gvk,
+			V2:           crschema.KindSchema(v2Struct, gvk, true, crschema.V2RefPrefix+crschema.ObjectMetaDefinition),
+			V3:           crschema.KindSchema(s, gvk, false, crschema.V3RefPrefix+crschema.ObjectMetaDefinition),
+			Dependencies: []string{crschema.ObjectMetaDefinition},
+		}
+		list := openapi.KindDefinition{
+			GVK:          gvk.GroupVersion().WithKind(names.ListKind),
+			V2:           crschema.ListSchema(gvk, names.ListKind, names.Plural, crschema.V2RefPrefix),
+			V3:           crschema.ListSchema(gvk, names.ListKind, names.Plural, crschema.V3RefPrefix),
+			Dependencies: []string{crschema.ListMetaDefinition, openapi.DefinitionName(gvk)},
+		}
+		if fields := selectableFields(v); fields != nil {
+			for _, m := range []*spec.Schema{&kind.V2, &kind.V3, &list.V2, &list.V3} {
+				m.AddExtension("x-kubernetes-selectable-fields", fields)
+			}
+		}
+		out = append(out, kind, list)
+	}
+	return out
+}
+
+// versionStructural is the structural schema of a version; nil without a
+// schema or with one that is not structural, which publish as objects of
+// anything.
+func versionStructural(v apiextv1.CustomResourceDefinitionVersion) *crschema.Structural {
+	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+		return nil
+	}
+	s, err := crschema.NewStructural(v.Schema.OpenAPIV3Schema)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// selectableFields is the x-kubernetes-selectable-fields extension of a
+// version: the field paths without their leading dot; nil without any.
+func selectableFields(v apiextv1.CustomResourceDefinitionVersion) []any {
+	if len(v.SelectableFields) == 0 {
+		return nil
+	}
+	out := make([]any, len(v.SelectableFields))
+	for i, f := range v.SelectableFields {
+		out[i] = map[string]any{"fieldPath": strings.TrimPrefix(f.JSONPath, ".")}
+	}
+	return out
+}
