@@ -58,7 +58,7 @@ func ValidFieldPath(path string, s *schema.Structural, opts ...FieldPathOption) 
 				return errNotAField
 			}
 			s = &p
-		case s.AdditionalProperties != nil || s.AdditionalPropertiesAllowed:
+		case s.HasAdditionalProperties():
 			out = out.Key(name)
 			s = s.AdditionalProperties
 		default:

@@ -374,7 +374,7 @@ func maxElements(s *schema.Structural) *uint64 {
 	one := uint64(1)
 	switch s.Type {
 	case "object":
-		if s.AdditionalProperties != nil || s.AdditionalPropertiesAllowed {
+		if s.HasAdditionalProperties() {
 			if s.ValueValidation == nil {
 				return nil
 			}

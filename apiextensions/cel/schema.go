@@ -80,6 +80,8 @@ func (s *Schema) children() {
 			s.additional = schemaOrBool{schema: NewSchema(s.s.AdditionalProperties), allows: true}
 		case s.s.AdditionalPropertiesAllowed:
 			s.additional = schemaOrBool{allows: true}
+		case s.s.AdditionalPropertiesDisallowed:
+			s.additional = schemaOrBool{allows: false}
 		}
 	})
 }
