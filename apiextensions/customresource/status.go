@@ -50,7 +50,9 @@ func (s *StatusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Ob
 		return field.ErrorList{notUnstructured(old)}
 	}
 	errs := s.validateTypeMeta(u)
+	var metaErrs field.ErrorList // for CEL's blocking check; the Store reports them
 	if len(errs) == 0 {
+		metaErrs = s.metaErrors(u, oldU)
 		errs = append(errs, validateMetadataShape(u)...)
 		if status, ok := u.Object["status"]; ok {
 			errs = append(errs, s.statusValidator.ValidateUpdate(status, oldU.Object["status"], field.NewPath("status"))...)
@@ -61,7 +63,7 @@ func (s *StatusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Ob
 		len(crschema.ValidateListSetsAndMaps(nil, s.schema, oldU.Object)) == 0 {
 		errs = append(errs, newErrs...)
 	}
-	return append(errs, s.validateCEL(ctx, errs, u, oldU)...)
+	return append(errs, s.validateCEL(ctx, hasBlockingErr(metaErrs) || hasBlockingErr(errs), u, oldU)...)
 }
 
 // WarningsOnUpdate is nothing: a status update cannot add finalizers.

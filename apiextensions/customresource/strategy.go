@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -151,7 +152,11 @@ func (s *Strategy) Validate(ctx context.Context, obj runtime.Object) field.Error
 		return field.ErrorList{notUnstructured(obj)}
 	}
 	errs := s.validateTypeMeta(u)
+	// The Store reports the errors of ObjectMeta; they only decide here,
+	// as in kube, whether CEL rules run.
+	var metaErrs field.ErrorList
 	if len(errs) == 0 {
+		metaErrs = s.metaErrors(u, nil)
 		errs = append(errs, validateMetadataShape(u)...)
 		errs = append(errs, s.validator.Validate(u.Object, nil)...)
 		errs = append(errs, s.validateScaleSpec(u)...)
@@ -159,7 +164,7 @@ func (s *Strategy) Validate(ctx context.Context, obj runtime.Object) field.Error
 	}
 	errs = append(errs, crschema.ValidateEmbeddedResources(nil, u.Object, s.schema, false)...)
 	errs = append(errs, crschema.ValidateListSetsAndMaps(nil, s.schema, u.Object)...)
-	return append(errs, s.validateCEL(ctx, errs, u, nil)...)
+	return append(errs, s.validateCEL(ctx, hasBlockingErr(metaErrs) || hasBlockingErr(errs), u, nil)...)
 }
 
 // ValidateUpdate checks an update as Validate does a create, with kube's
@@ -175,7 +180,11 @@ func (s *Strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) 
 		return field.ErrorList{notUnstructured(old)}
 	}
 	errs := s.validateTypeMeta(u)
+	// The Store reports the errors of ObjectMeta; they only decide here,
+	// as in kube, whether CEL rules run.
+	var metaErrs field.ErrorList
 	if len(errs) == 0 {
+		metaErrs = s.metaErrors(u, oldU)
 		errs = append(errs, validateMetadataShape(u)...)
 		errs = append(errs, s.validator.ValidateUpdate(u.Object, oldU.Object, nil)...)
 		errs = append(errs, s.validateScaleSpec(u)...)
@@ -187,18 +196,18 @@ func (s *Strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) 
 	if len(crschema.ValidateListSetsAndMaps(nil, s.schema, oldU.Object)) == 0 {
 		errs = append(errs, crschema.ValidateListSetsAndMaps(nil, s.schema, u.Object)...)
 	}
-	return append(errs, s.validateCEL(ctx, errs, u, oldU)...)
+	return append(errs, s.validateCEL(ctx, hasBlockingErr(metaErrs) || hasBlockingErr(errs), u, oldU)...)
 }
 
 // validateCEL runs the CEL rules within kube's runtime cost budget, or,
-// when errs already hold an error that rules could trip over (a wrong
-// type, a missing required field, ...), says that they were not run. A
-// non-nil old ratchets the rules.
-func (s *Strategy) validateCEL(ctx context.Context, errs field.ErrorList, u, old *unstructured.Unstructured) field.ErrorList {
+// when blocked by an error that rules could trip over (a wrong type, a
+// missing required field, ...), says that they were not run. A non-nil old
+// ratchets the rules.
+func (s *Strategy) validateCEL(ctx context.Context, blocked bool, u, old *unstructured.Unstructured) field.ErrorList {
 	if s.cel == nil {
 		return nil
 	}
-	if hasBlockingErr(errs) {
+	if blocked {
 		return field.ErrorList{field.Invalid(nil, nil,
 			"some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")}
 	}
@@ -210,6 +219,22 @@ func (s *Strategy) validateCEL(ctx context.Context, errs field.ErrorList, u, old
 	}
 	celErrs, _ := s.cel.Validate(ctx, nil, u.Object, oldObj, cel.RuntimeCELCostBudget, opts...)
 	return celErrs
+}
+
+// metaErrors are the errors of the ObjectMeta of u (an update of old when
+// old is not nil) that kube's custom resource validation finds before it
+// runs CEL rules.
+func (s *Strategy) metaErrors(u, old *unstructured.Unstructured) field.ErrorList {
+	if validateMetadataShape(u) != nil {
+		return nil
+	}
+	if old == nil {
+		return apivalidation.ValidateObjectMetaAccessor(u, s.namespaced, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	}
+	if validateMetadataShape(old) != nil {
+		return nil
+	}
+	return apivalidation.ValidateObjectMetaAccessorUpdate(u, old, field.NewPath("metadata"))
 }
 
 // hasBlockingErr reports whether errs hold an error of the kinds kube

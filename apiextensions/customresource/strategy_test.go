@@ -143,6 +143,10 @@ func TestValidate(t *testing.T) {
 			obj: with(valid, map[string]any{"metadata": map[string]any{"name": "x/y"}}, "spec", "template"),
 			want: []fieldtest.Want{fieldtest.Required("spec.template.apiVersion"), fieldtest.Required("spec.template.kind"),
 				fieldtest.Invalid("spec.template.metadata.name"), fieldtest.Invalid("<nil>")}},
+		// the Store reports the missing name; CEL rules do not run
+		{name: "metadata errors block CEL",
+			obj:  without(with(valid, "docker.io/cron", "spec", "image"), "metadata", "name"),
+			want: []fieldtest.Want{fieldtest.Invalid("<nil>")}},
 		{name: "metadata not an object",
 			obj:  with(valid, "x", "metadata"),
 			want: []fieldtest.Want{fieldtest.Invalid("metadata")}},
