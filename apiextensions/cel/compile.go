@@ -105,6 +105,57 @@ func (e *Expressions) AddSchema(s *schema.Structural) {
 	}
 }
 
+// AddJSONSchemaProps records every rule of p and of all the schemas inside
+// it (items, properties, additionalProperties, allOf, anyOf, oneOf, not,
+// and the rest), as kube collects them from the old CRD: its schemas need
+// not be structural.
+func (e *Expressions) AddJSONSchemaProps(p *apiextv1.JSONSchemaProps) {
+	if p == nil {
+		return
+	}
+	e.Add(p.XValidations)
+	if p.Items != nil {
+		e.AddJSONSchemaProps(p.Items.Schema)
+		for i := range p.Items.JSONSchemas {
+			e.AddJSONSchemaProps(&p.Items.JSONSchemas[i])
+		}
+	}
+	for _, list := range [][]apiextv1.JSONSchemaProps{p.AllOf, p.AnyOf, p.OneOf} {
+		for i := range list {
+			e.AddJSONSchemaProps(&list[i])
+		}
+	}
+	e.AddJSONSchemaProps(p.Not)
+	for _, m := range []map[string]apiextv1.JSONSchemaProps{p.Properties, p.PatternProperties, p.Definitions} {
+		for k := range m {
+			s := m[k]
+			e.AddJSONSchemaProps(&s)
+		}
+	}
+	if p.AdditionalProperties != nil {
+		e.AddJSONSchemaProps(p.AdditionalProperties.Schema)
+	}
+	if p.AdditionalItems != nil {
+		e.AddJSONSchemaProps(p.AdditionalItems.Schema)
+	}
+	for _, d := range p.Dependencies {
+		e.AddJSONSchemaProps(d.Schema)
+	}
+}
+
+// ExistingExpressions are the expressions of every version of crd, for
+// CompileOptions.Existing when crd is updated.
+func ExistingExpressions(crd *apiextv1.CustomResourceDefinition) *Expressions {
+	e := &Expressions{}
+	e.Add(nil)
+	for _, v := range crd.Spec.Versions {
+		if v.Schema != nil {
+			e.AddJSONSchemaProps(v.Schema.OpenAPIV3Schema)
+		}
+	}
+	return e
+}
+
 // envChooser picks the environment of each expression.
 type envChooser struct {
 	// stored compiles everything in the StoredExpressions environment (as
