@@ -258,6 +258,8 @@ func newNested(p *apiextv1.JSONSchemaProps) (*NestedValueValidation, error) {
 			}
 		} else if ap.Allows {
 			n.AdditionalProperties = &NestedValueValidation{}
+		} else {
+			n.AdditionalPropertiesDisallowed = true
 		}
 	}
 	return n, nil

@@ -110,6 +110,9 @@ type NestedValueValidation struct {
 	Items                *NestedValueValidation
 	Properties           map[string]NestedValueValidation
 	AdditionalProperties *NestedValueValidation
+	// AdditionalPropertiesDisallowed is additionalProperties: false,
+	// which kube accepts (and checks values with) under the junctors.
+	AdditionalPropertiesDisallowed bool
 	// ForbiddenGenerics and ForbiddenExtensions record what a nested
 	// schema set but may not (type, default, x-kubernetes-*), so that
 	// structural validation can name it. The one allowed use is the
