@@ -82,7 +82,8 @@ func unfold(s *Structural) *Structural {
 }
 
 // walk calls f on s and then on every node below it (properties, items,
-// additionalProperties), parents first.
+// additionalProperties), parents first. f may change the nodes: walk is
+// for schemas the caller owns.
 func walk(s *Structural, f func(*Structural)) {
 	if s == nil {
 		return
@@ -206,13 +207,18 @@ func KindSchema(s *Structural, gvk runtimeschema.GroupVersionKind, v2 bool, obje
 }
 
 func hasInvalidTypes(s *Structural) bool {
-	invalid := false
-	walk(s, func(s *Structural) {
-		if s.Type != "" && !v3Types.Has(s.Type) {
-			invalid = true
+	if s == nil {
+		return false
+	}
+	if s.Type != "" && !v3Types.Has(s.Type) {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasInvalidTypes(&p) {
+			return true
 		}
-	})
-	return invalid
+	}
+	return hasInvalidTypes(s.Items) || hasInvalidTypes(s.AdditionalProperties)
 }
 
 func addEmbeddedMeta(s *spec.Schema, v2 bool, objectMetaRef string) {

@@ -85,8 +85,8 @@ func hasUnprunedDefaults(s *apiextv1.JSONSchemaProps) bool {
 
 // ValidateSchema checks the openAPIV3Schema of one version of an
 // apiextensions.k8s.io/v1 CRD as kube does, with kube's field paths and
-// messages. fldPath is the schema's own path, as kube reports it:
-// spec.versions[i].schema.openAPIV3Schema.
+// messages. fldPath is the schema's own path as kube reports it, see
+// SchemaPath.
 //
 // It covers kube's structural schema rules (types everywhere, junctors
 // that only restrict values, metadata restrictions, the
@@ -129,6 +129,20 @@ func ValidateSchema(props *apiextv1.JSONSchemaProps, fldPath *field.Path, opts V
 		allErrs = append(allErrs, conversionErrs...)
 	}
 	return allErrs
+}
+
+// SchemaPath is the path kube reports the errors of version i's schema
+// under. kube validates CRDs in their internal form, where the schemas
+// of all versions move to spec.validation when they are all equal (as
+// with a single version): then the schema is validated once, at
+// spec.validation.openAPIV3Schema, and StatusSubresource is whether any
+// version serves status. Otherwise each version's schema is validated at
+// spec.versions[i].schema.openAPIV3Schema.
+func SchemaPath(i int, allVersionsEqual bool) *field.Path {
+	if allVersionsEqual {
+		return field.NewPath("spec", "validation", "openAPIV3Schema")
+	}
+	return field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema")
 }
 
 // rootFieldsWithStatus are the JSONSchemaProps fields the root schema may

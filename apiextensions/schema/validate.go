@@ -25,12 +25,11 @@ import (
 //     (ValidateListSetsAndMaps).
 //
 // fldPath prefixes the errors; kube passes nil for a whole object.
+//
+// Validate prepares the schema on every call; a server keeps one
+// NewValidator per version and calls its ValidateObject.
 func Validate(obj map[string]any, s *Structural, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	allErrs = append(allErrs, NewValidator(s).Validate(obj, fldPath)...)
-	allErrs = append(allErrs, ValidateEmbeddedResources(fldPath, obj, s, false)...)
-	allErrs = append(allErrs, ValidateListSetsAndMaps(fldPath, s, obj)...)
-	return allErrs
+	return NewValidator(s).ValidateObject(obj, fldPath)
 }
 
 // ValidateUpdate is Validate for an update from old, with kube's
@@ -44,13 +43,7 @@ func Validate(obj map[string]any, s *Structural, fldPath *field.Path) field.Erro
 // embedded resources are checked as on create. CEL rules ratchet in the
 // CEL validator, not here.
 func ValidateUpdate(obj, old map[string]any, s *Structural, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	allErrs = append(allErrs, NewValidator(s).ValidateUpdate(obj, old, fldPath)...)
-	allErrs = append(allErrs, ValidateEmbeddedResources(fldPath, obj, s, false)...)
-	if len(ValidateListSetsAndMaps(fldPath, s, old)) == 0 {
-		allErrs = append(allErrs, ValidateListSetsAndMaps(fldPath, s, obj)...)
-	}
-	return allErrs
+	return NewValidator(s).ValidateObjectUpdate(obj, old, fldPath)
 }
 
 // Validator is the OpenAPI value validation of one schema, built once and
@@ -79,7 +72,30 @@ func newRawValidator(s *Structural) *Validator {
 	return &Validator{structural: s, schema: s.toSpec(rawSpec)}
 }
 
-// Validate checks value; errors are prefixed with fldPath.
+// ValidateObject is the package-level Validate with v's schema.
+func (v *Validator) ValidateObject(obj map[string]any, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	allErrs = append(allErrs, v.Validate(obj, fldPath)...)
+	allErrs = append(allErrs, ValidateEmbeddedResources(fldPath, obj, v.structural, false)...)
+	allErrs = append(allErrs, ValidateListSetsAndMaps(fldPath, v.structural, obj)...)
+	return allErrs
+}
+
+// ValidateObjectUpdate is the package-level ValidateUpdate with v's
+// schema.
+func (v *Validator) ValidateObjectUpdate(obj, old map[string]any, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	allErrs = append(allErrs, v.ValidateUpdate(obj, old, fldPath)...)
+	allErrs = append(allErrs, ValidateEmbeddedResources(fldPath, obj, v.structural, false)...)
+	if len(ValidateListSetsAndMaps(fldPath, v.structural, old)) == 0 {
+		allErrs = append(allErrs, ValidateListSetsAndMaps(fldPath, v.structural, obj)...)
+	}
+	return allErrs
+}
+
+// Validate checks value against the OpenAPI schema only (kube validates
+// the status subresource so, with a Validator of properties[status] and
+// fldPath "status"); errors are prefixed with fldPath.
 func (v *Validator) Validate(value any, fldPath *field.Path) field.ErrorList {
 	res := validate.NewSchemaValidator(v.schema, nil, "", strfmt.Default).Validate(value)
 	return resultToErrors(fldPath, res)
