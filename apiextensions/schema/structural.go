@@ -12,14 +12,23 @@
 //
 //   - NewStructural: JSONSchemaProps -> Structural
 //   - ValidateSchema: the checks of one version's openAPIV3Schema at CRD
-//     create and update (ValidationOptions, RatchetOptions)
-//   - Prune, PruneNonNullableNullsWithoutDefaults, CoerceEmbeddedMeta: the
-//     decoding steps of a custom resource
+//     create and update (ValidationOptions, RatchetOptions, SchemaPath),
+//     and Warnings / NewWarnings
+//   - Prune, PruneNonNullableNullsWithoutDefaults, CoerceEmbeddedMeta and
+//     CoerceResource (all of them in kube's order): the decoding steps
 //   - Default, PruneDefaults: structural defaulting
 //   - Validate, ValidateUpdate, NewValidator: value validation of a custom
 //     resource (OpenAPI schema, embedded resources, list sets and maps,
 //     ratcheting on update)
 //   - ToOpenAPI, KindSchema, ListSchema: the published models
+//
+// Serving a version as kube does: s, _ := NewStructural(schema), then
+// PruneDefaults(s) once; for each request body CoerceResource (unknown
+// fields become `unknown field "..."` warnings or strict errors), then
+// Default; for each object read from storage CoerceResource with
+// DropInvalidFields, then Default; on create and update, after admission,
+// a NewValidator(s) kept per version checks the object (ValidateObject,
+// ValidateObjectUpdate), alongside the CEL rules of apiextensions/cel.
 package schema
 
 import (
