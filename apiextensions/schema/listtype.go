@@ -17,11 +17,17 @@ func ValidateListSetsAndMaps(fldPath *field.Path, s *Structural, obj map[string]
 		return nil
 	}
 	var errs field.ErrorList
-	for _, k := range sortedKeys(obj) {
+	keys := sortedKeys(obj)
+	// As in kube, additionalProperties apply to every key here, even to
+	// the ones with properties (which valid schemas do not combine).
+	if s.AdditionalProperties != nil {
+		for _, k := range keys {
+			errs = append(errs, listsIn(fldPath.Key(k), s.AdditionalProperties, obj[k])...)
+		}
+	}
+	for _, k := range keys {
 		if p, ok := s.Properties[k]; ok {
 			errs = append(errs, listsIn(fldPath.Child(k), &p, obj[k])...)
-		} else if s.AdditionalProperties != nil {
-			errs = append(errs, listsIn(fldPath.Key(k), s.AdditionalProperties, obj[k])...)
 		}
 	}
 	return errs

@@ -89,12 +89,17 @@ func (c *correlation) remember(k any, child *correlation) *correlation {
 // item; the first such item counts.
 func (c *correlation) oldItem(item any) any {
 	oldList, ok := c.old.([]any)
-	if !ok || c.s.XListType != "map" || c.s.Type != "array" || len(c.s.XListMapKeys) == 0 {
+	if !ok || c.s.XListType != "map" {
 		return nil
 	}
 	if !c.keyed {
+		// Even without usable keys, a map list counts as keyed: its
+		// unmatched items make it changed.
 		c.keyed = true
 		c.oldByKey = map[string]any{}
+		if c.s.Type != "array" || len(c.s.XListMapKeys) == 0 {
+			return nil
+		}
 		for _, o := range oldList {
 			if k, ok := listMapKey(o, c.s.XListMapKeys); ok {
 				if _, seen := c.oldByKey[k]; !seen {
