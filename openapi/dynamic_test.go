@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,7 +44,11 @@ func cronTabGroup() discovery.Group {
 
 // cronTabKinds are CronTab and CronTabList with a spec of the given
 // fields, each a string with a default.
-func cronTabKinds(fields ...string) []KindDefinition {
+func cronTabKinds(fields ...string) []KindDefinition { return groupKinds(cronTabGV.Group, fields...) }
+
+// groupKinds are CronTab and CronTabList of group/v1.
+func groupKinds(group string, fields ...string) []KindDefinition {
+	gv := schema.GroupVersion{Group: group, Version: "v1"}
 	kind := func(form Form) spec.Schema {
 		prefix := "#/definitions/"
 		if form == V3 {
@@ -64,7 +69,7 @@ func cronTabKinds(fields ...string) []KindDefinition {
 				"spec":       {SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: specProps}},
 			},
 		}}
-		s.AddExtension(extensionGVK, []any{map[string]any{"group": cronTabGV.Group, "version": "v1", "kind": "CronTab"}})
+		s.AddExtension(extensionGVK, []any{map[string]any{"group": group, "version": "v1", "kind": "CronTab"}})
 		return s
 	}
 	list := func(form Form) spec.Schema {
@@ -76,18 +81,18 @@ func cronTabKinds(fields ...string) []KindDefinition {
 			Type:     []string{"object"},
 			Required: []string{"items"},
 			Properties: map[string]spec.Schema{
-				"items":    *spec.ArrayProperty(spec.RefSchema(prefix + "com.example.stable.v1.CronTab")),
+				"items":    *spec.ArrayProperty(spec.RefSchema(prefix + DefinitionName(gv.WithKind("CronTab")))),
 				"metadata": *spec.RefSchema(prefix + "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
 			},
 		}}
-		s.AddExtension(extensionGVK, []any{map[string]any{"group": cronTabGV.Group, "version": "v1", "kind": "CronTabList"}})
+		s.AddExtension(extensionGVK, []any{map[string]any{"group": group, "version": "v1", "kind": "CronTabList"}})
 		return s
 	}
 	return []KindDefinition{
-		{GVK: cronTabGV.WithKind("CronTab"), V2: kind(V2), V3: kind(V3),
+		{GVK: gv.WithKind("CronTab"), V2: kind(V2), V3: kind(V3),
 			Dependencies: []string{"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}},
-		{GVK: cronTabGV.WithKind("CronTabList"), V2: list(V2), V3: list(V3),
-			Dependencies: []string{"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "com.example.stable.v1.CronTab"}},
+		{GVK: gv.WithKind("CronTabList"), V2: list(V2), V3: list(V3),
+			Dependencies: []string{"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", DefinitionName(gv.WithKind("CronTab"))}},
 	}
 }
 
@@ -342,19 +347,67 @@ func TestDynamicDefinitionsCached(t *testing.T) {
 func BenchmarkDynamicSet(b *testing.B) {
 	dyn := NewDynamicCatalog()
 	u := WithDynamic(catalog, dyn)
-	kinds := cronTabKinds("a", "b", "c")
 	for i := range 1000 {
-		k := slices.Clone(kinds)
-		for j := range k {
-			k[j].GVK.Group = fmt.Sprintf("g%d.example.com", i)
-		}
-		dyn.Set(fmt.Sprintf("crd%d", i), k)
+		dyn.Set(fmt.Sprintf("crd%d", i), groupKinds(fmt.Sprintf("g%d.example.com", i), "a", "b", "c"))
 	}
 	u.Definitions(V3)
 	i := 0
 	for b.Loop() {
 		i++
-		dyn.Set("crd0", cronTabKinds(fmt.Sprint(i)))
+		dyn.Set("crd0", groupKinds("g0.example.com", fmt.Sprint("f", i)))
 		u.Definitions(V3)
+	}
+}
+
+// CRDs change while documents are built and served.
+func TestDynamicConcurrentChanges(t *testing.T) {
+	s, _, dyn := newDynamicService(t, coreGroup(), cronTabGroup())
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch i % 3 {
+			case 0:
+				dyn.Set("crontabs.stable.example.com", cronTabKinds(fmt.Sprint("f", i)))
+			case 1:
+				dyn.Remove("crontabs.stable.example.com")
+			}
+			if _, err := s.v2(); err != nil {
+				t.Error(err)
+			}
+			if _, err := s.v3Root(); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	dyn.Set("crontabs.stable.example.com", cronTabKinds("last"))
+	if _, ok := v3Doc(t, s, "apis/stable.example.com/v1").Components.Schemas["com.example.stable.v1.CronTab"].Properties["spec"].Properties["last"]; !ok {
+		t.Error("the last change is not documented")
+	}
+}
+
+// BenchmarkDynamicRebuild changes one CRD's schema among 1,000 and builds
+// its group version's document again.
+func BenchmarkDynamicRebuild(b *testing.B) {
+	s, reg, dyn := newDynamicService(b, coreGroup())
+	for i := range 1000 {
+		g := cronTabGroup()
+		g.Name = fmt.Sprintf("g%d.example.com", i)
+		reg.Set(g)
+		dyn.Set(g.Name, groupKinds(g.Name, "a"))
+	}
+	key := "apis/g0.example.com/v1"
+	if _, _, err := s.v3(key); err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		dyn.Set("g0.example.com", groupKinds("g0.example.com", fmt.Sprint("f", i)))
+		if _, _, err := s.v3(key); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
