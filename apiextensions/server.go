@@ -1,16 +1,32 @@
 // Package apiextensions is the CRD server: the innermost server of the
-// chain, which will serve CustomResourceDefinitions and the custom
-// resources they define. Today it serves no group yet; requests pass
-// through it to the NotFound handler.
+// chain. It serves apiextensions.k8s.io/v1 CustomResourceDefinitions and,
+// for every established CRD, the custom resources it defines, installed and
+// removed while the server runs.
 package apiextensions
 
 import (
+	"log/slog"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/capstan-io/capstan/apiextensions/controllers"
+	crdapi "github.com/capstan-io/capstan/apis/apiextensions"
+	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	"github.com/capstan-io/capstan/controlplane"
+	"github.com/capstan-io/capstan/endpoints"
+	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/server"
 )
+
+// priorityAPIExtensions orders apiextensions.k8s.io in /apis, as kube does.
+const priorityAPIExtensions = 16700
 
 // Config is the CRD server's configuration.
 type Config struct {
 	Generic server.CompletedConfig
+	// Storage makes the storage of CRDs and of custom resources.
+	Storage *controlplane.StorageFactory
+	Logger  *slog.Logger
 }
 
 // Server is the CRD server.
@@ -24,5 +40,74 @@ func (c Config) New(delegate *server.Server) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	logger := c.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	crds, err := c.crdStore()
+	if err != nil {
+		return nil, err
+	}
+	group := endpoints.APIGroup{Name: apiextv1.GroupName, Priority: priorityAPIExtensions, Versions: []endpoints.GroupVersion{{
+		Version: "v1",
+		Resources: []endpoints.Resource{
+			{Name: "customresourcedefinitions", Kind: "CustomResourceDefinition", Storage: crds,
+				ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
+				Defaulter: crdapi.CRDStrategy{}.Default, ResetFields: []string{"status"}, SupportedFields: crds.SupportedFields()},
+			{Name: "customresourcedefinitions/status", Kind: "CustomResourceDefinition", Storage: crds.Subresource(crdapi.CRDStatusStrategy{}),
+				Defaulter: crdapi.CRDStrategy{}.Default, ResetFields: []string{"spec"}, SupportedFields: crds.SupportedFields()},
+		},
+	}}}
+	if err := s.InstallAPIGroup(group); err != nil {
+		return nil, err
+	}
+	h := newCRDHandler(s, c.Storage, crds, logger.With("component", "crd-handler"))
+	s.SetResourceHandler(h)
+	s.AddPostStartHook("start-apiextensions-informers", func(hc server.HookContext) error {
+		go h.run(hc)
+		return nil
+	})
+	s.AddPostStartHook("start-apiextensions-controllers", func(hc server.HookContext) error {
+		return controllers.Run(hc, hc.LoopbackClientConfig, logger.With("component", "crd-controllers"))
+	})
+	s.AddPostStartHook("crd-informer-synced", func(hc server.HookContext) error {
+		return h.waitForSync(hc)
+	})
 	return &Server{Server: s}, nil
+}
+
+// crdStore is the REST storage of customresourcedefinitions. CRDs are
+// stored as JSON: capstan has no protobuf encoding of their types.
+func (c Config) crdStore() (*registry.Store, error) {
+	gr := apiextv1.Resource("customresourcedefinitions")
+	newFunc := func() runtime.Object { return &apiextv1.CustomResourceDefinition{} }
+	newList := func() runtime.Object { return &apiextv1.CustomResourceDefinitionList{} }
+	st, err := c.Storage.New(controlplane.StorageSpec{
+		Resource: gr, KeyPrefix: "/" + gr.Group + "/" + gr.Resource,
+		StorageVersion: apiextv1.SchemeGroupVersion, New: newFunc, NewList: newList, JSON: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return registry.NewStore(registry.StoreConfig{
+		Resource: gr, Kind: "CustomResourceDefinition", New: newFunc, NewList: newList,
+		KeyPrefix: "/" + gr.Group + "/" + gr.Resource, Strategy: crdStrategy{}, Storage: st,
+	}), nil
+}
+
+// crdStrategy is the CRD strategy with kube's deletion: a CRD is not
+// deleted at once but marked and held by the cleanup finalizer until the
+// finalizer controller has deleted its custom resources.
+type crdStrategy struct{ crdapi.CRDStrategy }
+
+// HoldForDeletion adds the cleanup finalizer.
+func (crdStrategy) HoldForDeletion(obj runtime.Object) bool {
+	crd := obj.(*apiextv1.CustomResourceDefinition)
+	for _, f := range crd.Finalizers {
+		if f == apiextv1.CustomResourceCleanupFinalizer {
+			return true
+		}
+	}
+	crd.Finalizers = append(crd.Finalizers, apiextv1.CustomResourceCleanupFinalizer)
+	return true
 }

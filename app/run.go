@@ -15,7 +15,7 @@ import (
 // joined by delegation.
 func (c *Config) CreateServerChain() (*server.Server, error) {
 	notFound := server.NewEmptyDelegate(server.WriteNotFound(c.Generic))
-	crd, err := apiextensions.Config{Generic: c.Generic}.New(notFound)
+	crd, err := apiextensions.Config{Generic: c.Generic, Storage: c.Storage, Logger: c.Logger}.New(notFound)
 	if err != nil {
 		return nil, err
 	}

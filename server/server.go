@@ -14,6 +14,7 @@ import (
 	"github.com/capstan-io/capstan/endpoints/discovery"
 	"github.com/capstan-io/capstan/endpoints/handlers"
 	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/openapi"
 	"github.com/capstan-io/capstan/server/filters"
 )
 
@@ -193,6 +194,9 @@ func (s *Server) RemoveDiscoveryGroup(name string) {
 	s.groups.remove(name)
 	s.config.Discovery.Remove(name)
 }
+
+// OpenAPICatalog returns the definitions the chain publishes; nil without.
+func (s *Server) OpenAPICatalog() openapi.Catalog { return s.config.OpenAPI }
 
 // Discovery returns the discovery Registry shared by the chain.
 func (s *Server) Discovery() *discovery.Registry { return s.config.Discovery }

@@ -107,7 +107,10 @@ func (s *Scope) prune(w http.ResponseWriter, validation fieldValidation, gvk sch
 	if s.Pruner == nil {
 		return nil
 	}
-	paths := s.Pruner(obj)
+	paths, err := s.Pruner(obj)
+	if err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
 	if len(paths) == 0 || validation == validationIgnore {
 		return nil
 	}

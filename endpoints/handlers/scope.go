@@ -34,7 +34,7 @@ type Scope struct {
 	// Pruner, if set, drops the fields of a decoded body that the
 	// resource's schema does not know and returns their paths, which are
 	// then unknown fields for fieldValidation (custom resources).
-	Pruner func(obj runtime.Object) []string
+	Pruner func(obj runtime.Object) ([]string, error)
 	// Table turns objects into rows; nil gives the default Name/Created At table.
 	Table rest.TableConvertor
 	// SupportedFields are the field selector keys the resource allows.

@@ -1,0 +1,261 @@
+package apiextensions
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/capstan-io/capstan/apiextensions/cel"
+	"github.com/capstan-io/capstan/apiextensions/conversion"
+	"github.com/capstan-io/capstan/apiextensions/customresource"
+	crschema "github.com/capstan-io/capstan/apiextensions/schema"
+	crdapi "github.com/capstan-io/capstan/apis/apiextensions"
+	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	"github.com/capstan-io/capstan/controlplane"
+	"github.com/capstan-io/capstan/endpoints"
+	"github.com/capstan-io/capstan/endpoints/handlers"
+	"github.com/capstan-io/capstan/registry"
+)
+
+// serving is the endpoints of one CRD: a router over the scopes of each
+// served version and its subresources.
+type serving struct {
+	router *endpoints.Router
+}
+
+// buildServing builds the endpoints of every served version of crd.
+func (h *crdHandler) buildServing(crd *apiextv1.CustomResourceDefinition) (*serving, error) {
+	storageVersion, err := crdapi.StorageVersion(crd)
+	if err != nil {
+		return nil, err
+	}
+	converter, err := conversion.New(crd, conversion.Options{})
+	if err != nil {
+		return nil, err
+	}
+	structurals := map[string]*crschema.Structural{}
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		s, err := versionSchema(v)
+		if err != nil {
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		structurals[v.Name] = s
+	}
+	types, err := h.typeConverter(crd, structurals)
+	if err != nil {
+		return nil, err
+	}
+	installer := h.server.Installer()
+	installer.Serializer = crSerializer{installer.Serializer}
+	scopes := map[string]*handlers.Scope{}
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		vs := &versionServing{
+			h: h, crd: crd, version: v, structural: structurals[v.Name], installer: installer,
+			storageGV: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVersion},
+			converter: converter, types: types,
+		}
+		if err := vs.build(scopes); err != nil {
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+	}
+	router := endpoints.NewRouter(installer.Serializer)
+	router.Add(crd.Spec.Group, scopes)
+	return &serving{router: router}, nil
+}
+
+// versionSchema is the structural schema of a version.
+func versionSchema(v apiextv1.CustomResourceDefinitionVersion) (*crschema.Structural, error) {
+	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+		return nil, fmt.Errorf("no schema")
+	}
+	s, err := crschema.NewStructural(v.Schema.OpenAPIV3Schema)
+	if err != nil {
+		return nil, err
+	}
+	// Defaults are served pruned, as kube serves them.
+	if err := crschema.PruneDefaults(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// versionServing builds the scopes of one served version.
+type versionServing struct {
+	h          *crdHandler
+	crd        *apiextv1.CustomResourceDefinition
+	version    apiextv1.CustomResourceDefinitionVersion
+	structural *crschema.Structural
+	installer  *endpoints.Config
+	storageGV  schema.GroupVersion
+	converter  conversion.Converter
+	types      managedfields.TypeConverter
+}
+
+func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
+	crd, v := vs.crd, vs.version
+	names := crd.Status.AcceptedNames
+	gv := schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}
+	gvk := gv.WithKind(names.Kind)
+	gr := schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}
+	namespaced := crd.Spec.Scope == apiextv1.NamespaceScoped
+	newFunc := func() runtime.Object {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u
+	}
+	newList := func() runtime.Object {
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(gv.WithKind(names.ListKind))
+		return l
+	}
+	structural := vs.structural
+	defaults := func(obj map[string]any) { crschema.Default(obj, structural) }
+	// What storage holds is coerced as kube's decoder does on read:
+	// unknown and malformed fields dropped, then defaults applied.
+	onRead := func(obj map[string]any) {
+		_, _ = crschema.CoerceResource(obj, structural, crschema.CoerceOptions{DropInvalidFields: true})
+		defaults(obj)
+	}
+	keyPrefix := "/" + crd.Spec.Group + "/" + names.Plural
+	st, err := vs.h.storage.New(controlplane.StorageSpec{
+		Resource: gr, KeyPrefix: keyPrefix, New: newFunc, NewList: newList, NoWatchCache: true,
+		Codec: &crCodec{converter: vs.converter, storage: vs.storageGV, memory: gv, defaults: onRead},
+	})
+	if err != nil {
+		return err
+	}
+	sub := v.Subresources
+	hasStatus := sub != nil && sub.Status != nil
+	var scale *apiextv1.CustomResourceSubresourceScale
+	if sub != nil {
+		scale = sub.Scale
+	}
+	strategy := customresource.NewStrategy(customresource.StrategyOptions{
+		Namespaced: namespaced, Kind: gvk, Schema: structural,
+		CEL:    cel.NewValidator(structural, true, celPerCallLimit),
+		Status: hasStatus, Scale: scale, SelectableFields: v.SelectableFields,
+	})
+	store := registry.NewStore(registry.StoreConfig{
+		Resource: gr, Kind: names.Kind, New: newFunc, NewList: newList, KeyPrefix: keyPrefix,
+		Strategy: strategy, Storage: st,
+	})
+	table, err := customresource.NewTableConvertor(v.AdditionalPrinterColumns)
+	if err != nil {
+		return err
+	}
+	defaulter := func(obj runtime.Object) {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			defaults(u.Object)
+		}
+	}
+	pruner := func(obj runtime.Object) ([]string, error) {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return nil, nil
+		}
+		return crschema.CoerceResource(u.Object, structural, crschema.CoerceOptions{ReturnUnknownFieldPaths: true})
+	}
+	mainReset := []string(nil)
+	if hasStatus {
+		mainReset = []string{"status"}
+	}
+	main, err := vs.scope(store, gvk, "", namespaced, mainReset)
+	if err != nil {
+		return err
+	}
+	main.Table, main.Defaulter, main.Pruner, main.SupportedFields = table, defaulter, pruner, store.SupportedFields()
+	scopes[v.Name+"/"+names.Plural] = main
+	if hasStatus {
+		status, err := vs.scope(store.Subresource(strategy.StatusStrategy()), gvk, "status", namespaced, []string{"spec"})
+		if err != nil {
+			return err
+		}
+		status.Table, status.Defaulter, status.Pruner = table, defaulter, pruner
+		scopes[v.Name+"/"+names.Plural+"/status"] = status
+	}
+	if scale != nil {
+		s := &handlers.Scope{
+			Resource: gv.WithResource(names.Plural), Subresource: "scale",
+			Kind:       schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"},
+			Namespaced: namespaced, Storage: customresource.NewScaleREST(store, scale),
+			Serializer: vs.installer.Serializer, ParameterCodec: vs.installer.ParameterCodec,
+			Creater: vs.installer.Creater, Typer: vs.installer.Typer,
+			Table: customresource.NewScaleTableConvertor(scale), Admission: vs.installer.Admission,
+			MaxRequestBodyBytes: vs.installer.MaxRequestBodyBytes, MinRequestTimeout: vs.installer.MinRequestTimeout,
+			Logger: vs.installer.Logger,
+		}
+		scopes[v.Name+"/"+names.Plural+"/scale"] = s
+	}
+	return nil
+}
+
+// scope is the handlers' scope of the resource or one of its subresources.
+func (vs *versionServing) scope(storage registryStorage, gvk schema.GroupVersionKind, sub string, namespaced bool, reset []string) (*handlers.Scope, error) {
+	fm, err := vs.fieldManager(gvk, sub, reset)
+	if err != nil {
+		return nil, err
+	}
+	in := vs.installer
+	return &handlers.Scope{
+		Resource: gvk.GroupVersion().WithResource(vs.crd.Status.AcceptedNames.Plural), Subresource: sub, Kind: gvk,
+		Namespaced: namespaced, Storage: storage,
+		Serializer: in.Serializer, ParameterCodec: in.ParameterCodec, Creater: in.Creater, Typer: in.Typer,
+		FieldManager: fm, Admission: in.Admission,
+		MaxRequestBodyBytes: in.MaxRequestBodyBytes, MinRequestTimeout: in.MinRequestTimeout, Logger: in.Logger,
+	}, nil
+}
+
+// registryStorage is what a scope's storage is: any REST storage.
+type registryStorage = interface{ New() runtime.Object }
+
+// fieldManager is the managed-fields tracker of one endpoint, typed by the
+// CRD's schemas.
+func (vs *versionServing) fieldManager(gvk schema.GroupVersionKind, sub string, reset []string) (*managedfields.FieldManager, error) {
+	if vs.types == nil {
+		return nil, nil
+	}
+	var resetFields map[fieldpath.APIVersion]fieldpath.Filter
+	if len(reset) > 0 {
+		set := fieldpath.NewSet()
+		for _, f := range reset {
+			set.Insert(fieldpath.MakePathOrDie(f))
+		}
+		resetFields = map[fieldpath.APIVersion]fieldpath.Filter{
+			fieldpath.APIVersion(gvk.GroupVersion().String()): fieldpath.NewExcludeSetFilter(set),
+		}
+	}
+	structural := vs.structural
+	return managedfields.NewDefaultCRDFieldManager(vs.types, conversion.NewObjectConvertor(vs.converter),
+		defaulterFunc(func(obj runtime.Object) {
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				crschema.Default(u.Object, structural)
+			}
+		}), unstructuredCreater{}, gvk, gvk.GroupVersion(), sub, resetFields)
+}
+
+type defaulterFunc func(obj runtime.Object)
+
+func (f defaulterFunc) Default(obj runtime.Object) { f(obj) }
+
+// unstructuredCreater makes empty custom resources for the field manager.
+type unstructuredCreater struct{}
+
+func (unstructuredCreater) New(kind schema.GroupVersionKind) (runtime.Object, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(kind)
+	return u, nil
+}
+
+// celPerCallLimit bounds the cost of one CEL rule evaluation, as kube's
+// per-call limit does.
+const celPerCallLimit = 1000000
