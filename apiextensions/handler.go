@@ -65,8 +65,8 @@ func newCRDHandler(s *server.Server, storage *controlplane.StorageFactory, crds 
 	}
 	h := &crdHandler{
 		server: s, storage: storage, logger: logger,
-		meta:    &metaDefinitions{catalog: s.OpenAPICatalog()},
-		openapi: newCRDOpenAPI(s.OpenAPICatalog()),
+		meta:      &metaDefinitions{catalog: s.OpenAPICatalog()},
+		openapi:   newCRDOpenAPI(s.OpenAPICatalog()),
 		informer:  cache.NewSharedIndexInformer(lw, &apiextv1.CustomResourceDefinition{}, 0, cache.Indexers{}),
 		resources: map[schema.GroupVersionResource]*crdEntry{}, entries: map[string]*crdEntry{},
 	}

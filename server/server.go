@@ -26,8 +26,8 @@ type Server struct {
 	delegate *Server // nil for the empty delegate at the end of the chain
 	router   *endpoints.Router
 	mux      *http.ServeMux // non-API paths this server serves
-	groups   groupSet     // groups whose discovery this server answers
-	notFound http.Handler // only the empty delegate has one
+	groups   groupSet       // groups whose discovery this server answers
+	notFound http.Handler   // only the empty delegate has one
 	// dynamic serves resources that come and go while the server runs
 	// (custom resources); nil for servers without any.
 	dynamic ResourceHandler
