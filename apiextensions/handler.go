@@ -204,5 +204,17 @@ func (h *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteStatus(w, r, ns, handlers.ErrorToStatus(apierrors.NewInternalError(e.err), nil))
 		return
 	}
+	if v := crdapi.GetVersion(crd, info.APIVersion); v != nil && v.Deprecated {
+		handlers.AddWarning(w, deprecationWarning(crd, v))
+	}
 	e.serving.router.ServeHTTP(w, r)
+}
+
+// deprecationWarning is the warning every request to a deprecated version
+// carries: the CRD's own, or kube's default.
+func deprecationWarning(crd *apiextv1.CustomResourceDefinition, v *apiextv1.CustomResourceDefinitionVersion) string {
+	if v.DeprecationWarning != nil {
+		return *v.DeprecationWarning
+	}
+	return fmt.Sprintf("%s/%s %s is deprecated", crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
 }

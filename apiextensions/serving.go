@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -190,7 +191,7 @@ func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
 			Namespaced: namespaced, Storage: customresource.NewScaleREST(store, scale),
 			Serializer: vs.installer.Serializer, ParameterCodec: vs.installer.ParameterCodec,
 			Creater: vs.installer.Creater, Typer: vs.installer.Typer,
-			Table: customresource.NewScaleTableConvertor(scale), Admission: vs.installer.Admission,
+			Table: customresource.NewScaleTableConvertor(scale), Admission: vs.installer.Admission, PatchTypes: crPatchTypes,
 			MaxRequestBodyBytes: vs.installer.MaxRequestBodyBytes, MinRequestTimeout: vs.installer.MinRequestTimeout,
 			Logger: vs.installer.Logger,
 		}
@@ -210,7 +211,7 @@ func (vs *versionServing) scope(storage registryStorage, gvk schema.GroupVersion
 		Resource: gvk.GroupVersion().WithResource(vs.crd.Status.AcceptedNames.Plural), Subresource: sub, Kind: gvk,
 		Namespaced: namespaced, Storage: storage,
 		Serializer: in.Serializer, ParameterCodec: in.ParameterCodec, Creater: in.Creater, Typer: in.Typer,
-		FieldManager: fm, Admission: in.Admission,
+		FieldManager: fm, Admission: in.Admission, PatchTypes: crPatchTypes,
 		MaxRequestBodyBytes: in.MaxRequestBodyBytes, MinRequestTimeout: in.MinRequestTimeout, Logger: in.Logger,
 	}, nil
 }
@@ -259,3 +260,7 @@ func (unstructuredCreater) New(kind schema.GroupVersionKind) (runtime.Object, er
 // celPerCallLimit bounds the cost of one CEL rule evaluation, as kube's
 // per-call limit does.
 const celPerCallLimit = 1000000
+
+// crPatchTypes are the patches custom resources take: no strategic merge
+// patch, which needs Go types.
+var crPatchTypes = []types.PatchType{types.JSONPatchType, types.MergePatchType, types.ApplyYAMLPatchType}

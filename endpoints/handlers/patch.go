@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -97,6 +98,17 @@ func (s *Scope) Patch(w http.ResponseWriter, r *http.Request, name string) {
 
 func (s *Scope) patchType(r *http.Request) (types.PatchType, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if s.PatchTypes != nil {
+		names := make([]string, len(s.PatchTypes))
+		for i, pt := range s.PatchTypes {
+			if mt == string(pt) && (pt != types.ApplyYAMLPatchType || s.FieldManager != nil) {
+				return pt, nil
+			}
+			names[i] = string(pt)
+		}
+		return "", NewStatusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+			"the body of the request was in an unknown format - accepted media types include: "+strings.Join(names, ", "))
+	}
 	for _, pt := range patchTypes {
 		if pt == types.ApplyYAMLPatchType && s.FieldManager == nil {
 			continue

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/capstan-io/capstan/admission"
@@ -31,6 +32,10 @@ type Scope struct {
 	Typer          runtime.ObjectTyper
 	// Defaulter applies the resource's defaults to decoded bodies.
 	Defaulter func(obj runtime.Object)
+	// PatchTypes, if set, are the only patch media types served, with
+	// kube's 415 listing them for others (custom resources take no
+	// strategic merge patch).
+	PatchTypes []types.PatchType
 	// Pruner, if set, drops the fields of a decoded body that the
 	// resource's schema does not know and returns their paths, which are
 	// then unknown fields for fieldValidation (custom resources).
