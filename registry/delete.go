@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -45,8 +46,16 @@ func (s *Store) Delete(ctx context.Context, name string, validate rest.ValidateO
 		}
 	}
 	grace := s.gracePeriod(ctx, existing, opts)
-	if grace > 0 || s.holds(existing.DeepCopyObject()) {
-		return s.markForDeletion(ctx, key, name, existing, pre, opts, grace)
+	m, err := meta.Accessor(existing)
+	if err != nil {
+		return nil, false, apierrors.NewInternalError(err)
+	}
+	_, gcChange := s.garbageCollectionFinalizers(ctx, m, opts)
+	if grace > 0 || gcChange || s.holds(existing.DeepCopyObject()) {
+		obj, err := s.markForDeletion(ctx, key, name, existing, pre, opts, grace)
+		if !errors.Is(err, errDeleteNow) {
+			return obj, false, err
+		}
 	}
 	if isDryRun(opts.DryRun) {
 		return s.deleteResult(existing), true, nil
@@ -57,6 +66,11 @@ func (s *Store) Delete(ctx context.Context, name string, validate rest.ValidateO
 	}
 	return s.deleteResult(out), true, nil
 }
+
+// errDeleteNow aborts the marking of an object that nothing holds any more
+// (a delete with propagationPolicy Background took away the last, garbage
+// collector's, finalizer): it is deleted instead, as in kube.
+var errDeleteNow = errors.New("delete now")
 
 // holds reports whether obj waits for finalizers rather than going at once.
 func (s *Store) holds(obj runtime.Object) bool {
@@ -71,18 +85,44 @@ func (s *Store) holds(obj runtime.Object) bool {
 	return ok && h.HoldForDeletion(obj)
 }
 
-// markForDeletion sets deletionTimestamp on an object that finalizers hold.
-// An object already marked is returned as it is.
+// gracefulPending reports whether m is in a graceful deletion that this
+// delete does not shorten: its garbage collection finalizers then stay as
+// they are, whatever the options say, as in kube.
+func (s *Store) gracefulPending(m metav1.Object, grace int64) bool {
+	if _, ok := s.strategy.(GracefulDeleter); !ok || m.GetDeletionTimestamp() == nil {
+		return false
+	}
+	old := m.GetDeletionGracePeriodSeconds()
+	return old != nil && *old > 0 && grace >= *old
+}
+
+// markForDeletion sets deletionTimestamp on an object that finalizers hold,
+// after adding or removing the garbage collector's finalizers as opts say.
+// An object already marked keeps its deletionTimestamp.
 // A graceful deletion sets deletionTimestamp grace seconds ahead; a later
-// delete may shorten the grace period but never lengthen it.
+// delete may shorten the grace period but never lengthen it. It returns
+// errDeleteNow when nothing holds the object any more.
 func (s *Store) markForDeletion(ctx context.Context, key, name string, existing runtime.Object,
-	pre *storage.Preconditions, opts *metav1.DeleteOptions, grace int64) (runtime.Object, bool, error) {
+	pre *storage.Preconditions, opts *metav1.DeleteOptions, grace int64) (runtime.Object, error) {
 	mark := func(obj runtime.Object, _ storage.ResponseMeta) (runtime.Object, *uint64, error) {
 		m, err := meta.Accessor(obj)
 		if err != nil {
 			return nil, nil, err
 		}
+		if !s.gracefulPending(m, grace) {
+			if fins, changed := s.garbageCollectionFinalizers(ctx, m, opts); changed {
+				m.SetFinalizers(fins)
+			}
+		}
+		if grace == 0 && !s.holds(obj.DeepCopyObject()) {
+			return nil, nil, errDeleteNow
+		}
 		if old := m.GetDeletionGracePeriodSeconds(); m.GetDeletionTimestamp() == nil || (old != nil && grace < *old) {
+			if _, holder := s.strategy.(DeletionHolder); m.GetDeletionTimestamp() == nil && m.GetGeneration() > 0 && !holder {
+				// The first mark is a change controllers must see, as kube
+				// bumps generation here.
+				m.SetGeneration(m.GetGeneration() + 1)
+			}
 			at := metav1.NewTime(metav1.Now().Add(time.Duration(grace) * time.Second))
 			m.SetDeletionTimestamp(&at)
 			m.SetDeletionGracePeriodSeconds(&grace)
@@ -94,13 +134,16 @@ func (s *Store) markForDeletion(ctx context.Context, key, name string, existing 
 	}
 	if isDryRun(opts.DryRun) {
 		obj, _, err := mark(existing.DeepCopyObject(), storage.ResponseMeta{})
-		return obj, false, err
+		return obj, err
 	}
 	out := s.newFunc()
 	if err := s.storage.GuaranteedUpdate(ctx, key, out, false, pre, mark, existing); err != nil {
-		return nil, false, s.interpretError(err, name)
+		if errors.Is(err, errDeleteNow) {
+			return nil, err
+		}
+		return nil, s.interpretError(err, name)
 	}
-	return out, false, nil
+	return out, nil
 }
 
 // GracefulDeleter is implemented by strategies of resources deleted after
