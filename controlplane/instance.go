@@ -19,6 +19,7 @@ import (
 
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
 	"github.com/capstan-io/capstan/apis/policy"
+	"github.com/capstan-io/capstan/controlplane/controllers/garbagecollector"
 	"github.com/capstan-io/capstan/controlplane/controllers/namespace"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/server"
@@ -100,6 +101,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	})
 	s.AddPostStartHook("start-system-namespaces-controller", c.ensureSystemNamespaces)
 	s.AddPostStartHook("start-namespace-controller", c.runNamespaceController)
+	s.AddPostStartHook("start-garbage-collector", c.runGarbageCollector)
 	return &Instance{Server: s}, nil
 }
 
@@ -165,6 +167,30 @@ func (c Config) runNamespaceController(hc server.HookContext) error {
 	})
 	if err != nil {
 		return fmt.Errorf("namespace controller: %w", err)
+	}
+	go ctrl.Run(hc, 5)
+	return nil
+}
+
+// runGarbageCollector deletes objects whose owners are gone and carries out
+// foreground and orphan deletions, which kube leaves to
+// kube-controller-manager; capstan runs it itself so that ownerReferences
+// work with nothing else running.
+func (c Config) runGarbageCollector(hc server.HookContext) error {
+	cfg := hc.LoopbackClientConfig
+	meta, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ctrl, err := garbagecollector.New(garbagecollector.Config{
+		Metadata: meta, Discovery: disco, Logger: c.Logger,
+	})
+	if err != nil {
+		return fmt.Errorf("garbage collector: %w", err)
 	}
 	go ctrl.Run(hc, 5)
 	return nil

@@ -1,0 +1,207 @@
+package garbagecollector
+
+import (
+	"slices"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// event is one informer notification.
+type event struct {
+	gvr     schema.GroupVersionResource
+	obj     *metav1.PartialObjectMetadata
+	deleted bool
+}
+
+// node is what the graph knows of one object. Nodes are never changed once
+// in the graph, only replaced, so a pointer read under the lock may be used
+// after it.
+type node struct {
+	uid        types.UID
+	gvr        schema.GroupVersionResource // the resource it was seen through
+	namespace  string                      // "" for cluster-scoped objects
+	name       string
+	owners     []metav1.OwnerReference
+	deleting   bool // deletionTimestamp is set
+	foreground bool // deleting, with the foregroundDeletion finalizer
+	orphan     bool // deleting, with the orphan finalizer
+}
+
+func newNode(gvr schema.GroupVersionResource, m *metav1.PartialObjectMetadata) *node {
+	n := &node{uid: m.UID, gvr: gvr, namespace: m.Namespace, name: m.Name, owners: m.OwnerReferences,
+		deleting: m.DeletionTimestamp != nil}
+	if n.deleting {
+		n.foreground = slices.Contains(m.Finalizers, metav1.FinalizerDeleteDependents)
+		n.orphan = slices.Contains(m.Finalizers, metav1.FinalizerOrphanDependents)
+	}
+	return n
+}
+
+// ownedValidlyBy reports whether a reference of n may point at owner: an
+// owner is cluster-scoped or in n's namespace, never namespaced when n is
+// cluster-scoped. A reference that breaks the rule names no existing owner,
+// as in kube, which looks the owner up in the dependent's namespace.
+func (n *node) ownedValidlyBy(owner *node) bool {
+	return owner.namespace == "" || owner.namespace == n.namespace
+}
+
+// graph holds every watched object by UID and, for each owner UID, the
+// objects whose references name it, whether or not the owner exists.
+type graph struct {
+	mu         sync.Mutex
+	nodes      map[types.UID]*node
+	dependents map[types.UID]map[types.UID]struct{}
+}
+
+func newGraph() *graph {
+	return &graph{nodes: map[types.UID]*node{}, dependents: map[types.UID]map[types.UID]struct{}{}}
+}
+
+func (g *graph) node(uid types.UID) *node {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.nodes[uid]
+}
+
+func (g *graph) link(dependent types.UID, owners []metav1.OwnerReference) {
+	for _, o := range owners {
+		deps := g.dependents[o.UID]
+		if deps == nil {
+			deps = map[types.UID]struct{}{}
+			g.dependents[o.UID] = deps
+		}
+		deps[dependent] = struct{}{}
+	}
+}
+
+func (g *graph) unlink(dependent types.UID, owners []metav1.OwnerReference) {
+	for _, o := range owners {
+		if deps := g.dependents[o.UID]; deps != nil {
+			delete(deps, dependent)
+			if len(deps) == 0 {
+				delete(g.dependents, o.UID)
+			}
+		}
+	}
+}
+
+// validDependents returns the nodes that reference owner validly, and of
+// those the ones whose reference blocks the owner's deletion.
+func (g *graph) validDependents(owner *node) (all, blocking []*node) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for uid := range g.dependents[owner.uid] {
+		d := g.nodes[uid]
+		if d == nil || !d.ownedValidlyBy(owner) {
+			continue
+		}
+		all = append(all, d)
+		for _, ref := range d.owners {
+			if ref.UID == owner.uid && ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
+				blocking = append(blocking, d)
+				break
+			}
+		}
+	}
+	return all, blocking
+}
+
+// solidOwners reports whether the graph shows every owner reference of n as
+// naming an existing owner that is not waiting for its dependents: n is then
+// left alone without asking the server.
+func (g *graph) solidOwners(n *node, refs []metav1.OwnerReference) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, ref := range refs {
+		o := g.nodes[ref.UID]
+		if o == nil || o.name != ref.Name || !n.ownedValidlyBy(o) || o.foreground {
+			return false
+		}
+	}
+	return true
+}
+
+// processGraphChange applies one informer notification to the graph and
+// queues the work it calls for; it returns false once the queue is shut down.
+func (c *Controller) processGraphChange() bool {
+	ev, quit := c.events.Get()
+	if quit {
+		return false
+	}
+	defer c.events.Done(ev)
+	g := c.graph
+	g.mu.Lock()
+	defer g.mu.Unlock()
+
+	uid := ev.obj.UID
+	old := g.nodes[uid]
+	if ev.deleted {
+		if old != nil {
+			delete(g.nodes, uid)
+			g.unlink(uid, old.owners)
+			// Owners waiting for this dependent may go now.
+			for _, ref := range old.owners {
+				if o := g.nodes[ref.UID]; o != nil && o.foreground {
+					c.toDelete.Add(o.uid)
+				}
+			}
+		}
+		// Dependents of this owner may have lost their last owner.
+		for d := range g.dependents[uid] {
+			c.toDelete.Add(d)
+		}
+		return true
+	}
+
+	n := newNode(ev.gvr, ev.obj)
+	g.nodes[uid] = n
+	ownersChanged := old == nil || !slices.Equal(ownerKeys(old.owners), ownerKeys(n.owners))
+	if ownersChanged {
+		if old != nil {
+			g.unlink(uid, old.owners)
+		}
+		g.link(uid, n.owners)
+		if len(n.owners) > 0 {
+			c.toDelete.Add(uid)
+		}
+		// A reference dropped or no longer blocking frees an owner waiting
+		// in the foreground.
+		var refs []metav1.OwnerReference
+		if old != nil {
+			refs = old.owners
+		}
+		for _, ref := range append(refs, n.owners...) {
+			if o := g.nodes[ref.UID]; o != nil && o.foreground {
+				c.toDelete.Add(o.uid)
+			}
+		}
+	}
+	if n.foreground && (old == nil || !old.foreground) {
+		c.toDelete.Add(uid)
+		for d := range g.dependents[uid] {
+			c.toDelete.Add(d)
+		}
+	}
+	if n.orphan && (old == nil || !old.orphan) {
+		c.toOrphan.Add(uid)
+	}
+	return true
+}
+
+// ownerKey is what of an owner reference matters to the graph.
+type ownerKey struct {
+	uid   types.UID
+	name  string
+	block bool
+}
+
+func ownerKeys(refs []metav1.OwnerReference) []ownerKey {
+	out := make([]ownerKey, len(refs))
+	for i, r := range refs {
+		out[i] = ownerKey{uid: r.UID, name: r.Name, block: r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion}
+	}
+	return out
+}
