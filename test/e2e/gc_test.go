@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/capstan-io/capstan/internal/testkit"
@@ -270,6 +271,31 @@ func TestGC(t *testing.T) {
 		}
 	})
 
+	t.Run("CustomResources", func(t *testing.T) {
+		// A custom resource owns a config map and is owned by one; its kind
+		// is new to the collector, which finds it through discovery.
+		e.createCRD(t, gcWidgetCRD)
+		ns := e.namespace(t)
+		widgets := e.dynamic(t).Resource(schema.GroupVersionResource{Group: "gc.example.com", Version: "v1", Resource: "gcwidgets"}).Namespace(ns)
+		top := e.configMap(t, ns, "top", nil)
+		w := fromYAML(t, "apiVersion: gc.example.com/v1\nkind: GCWidget\nmetadata:\n  name: w\n")
+		w.SetOwnerReferences([]metav1.OwnerReference{cmRef(top, true)})
+		w, err := widgets.Create(ctx(t), w, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.ownedConfigMap(t, ns, "under", nil, ownedBy("gc.example.com/v1", "GCWidget", "w", w.GetUID(), true))
+		e.cmStays(t, ns, "under")
+
+		e.deleteCM(t, ns, "top", &foreground)
+		e.cmGone(t, ns, "under")
+		gone(t, "widget", func(ctx context.Context) error {
+			_, err := widgets.Get(ctx, "w", metav1.GetOptions{})
+			return err
+		})
+		e.cmGone(t, ns, "top")
+	})
+
 	t.Run("Kubectl", func(t *testing.T) {
 		ns := e.namespace(t)
 		for _, cascade := range []string{"orphan", "background", "foreground"} {
@@ -290,3 +316,22 @@ func TestGC(t *testing.T) {
 		}
 	})
 }
+
+const gcWidgetCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gcwidgets.gc.example.com
+spec:
+  group: gc.example.com
+  scope: Namespaced
+  names: {plural: gcwidgets, singular: gcwidget, kind: GCWidget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`

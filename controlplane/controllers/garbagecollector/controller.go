@@ -199,9 +199,13 @@ func (c *Controller) processNext(ctx context.Context, queue workqueue.TypedRateL
 // requestDiscovery asks for an early discovery refresh, at most every few
 // seconds.
 func (c *Controller) requestDiscovery() {
-	if !c.limiter.Allow() {
-		return
+	if c.limiter.Allow() {
+		c.wakeDiscovery()
 	}
+}
+
+// wakeDiscovery wakes the discovery loop; wakes before it runs coalesce.
+func (c *Controller) wakeDiscovery() {
 	select {
 	case c.rediscover <- struct{}{}:
 	default:

@@ -176,7 +176,16 @@ func (c *Controller) observe(gvr schema.GroupVersionResource, obj any, deleted b
 		return
 	}
 	c.events.Add(&event{gvr: gvr, obj: m, deleted: deleted})
+	if gvr.GroupResource() == crds {
+		// A CRD established or removed changes what there is to watch: look
+		// soon rather than at the next period, twice, as discovery may lag.
+		for _, d := range []time.Duration{time.Second, 5 * time.Second} {
+			time.AfterFunc(d, c.wakeDiscovery)
+		}
+	}
 }
+
+var crds = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
 
 // lookup returns how the kind of an owner reference is reached.
 func (c *Controller) lookup(apiVersion, kind string) (mapping, error) {

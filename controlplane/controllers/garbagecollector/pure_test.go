@@ -1,0 +1,83 @@
+package garbagecollector
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func TestDiscovered(t *testing.T) {
+	all := metav1.Verbs{"create", "delete", "get", "list", "watch"}
+	groups := []*metav1.APIGroup{
+		{Name: "", PreferredVersion: metav1.GroupVersionForDiscovery{Version: "v1"}},
+		{Name: "example.com", PreferredVersion: metav1.GroupVersionForDiscovery{Version: "v2"}},
+	}
+	lists := []*metav1.APIResourceList{
+		{GroupVersion: "v1", APIResources: []metav1.APIResource{
+			{Name: "configmaps", Kind: "ConfigMap", Namespaced: true, Verbs: all},
+			{Name: "pods/status", Kind: "Pod", Namespaced: true, Verbs: all},
+			{Name: "events", Kind: "Event", Namespaced: true, Verbs: all},
+			{Name: "bindings", Kind: "Binding", Namespaced: true, Verbs: metav1.Verbs{"create"}},
+		}},
+		{GroupVersion: "example.com/v1", APIResources: []metav1.APIResource{{Name: "widgets", Kind: "Widget", Verbs: all}}},
+		{GroupVersion: "example.com/v2", APIResources: []metav1.APIResource{{Name: "widgets", Kind: "Widget", Verbs: all}}},
+	}
+	kinds, watch := discovered(groups, lists)
+	want := map[schema.GroupVersionResource]bool{
+		{Version: "v1", Resource: "configmaps"}:                    true,
+		{Group: "example.com", Version: "v2", Resource: "widgets"}: true,
+	}
+	if len(watch) != len(want) {
+		t.Fatalf("watch = %v, want %v", watch, want)
+	}
+	for gvr := range want {
+		if !watch[gvr] {
+			t.Errorf("%v not watched", gvr)
+		}
+	}
+	// Owner references may name any served version.
+	m, ok := kinds[schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}]
+	if !ok || m.namespaced || m.gvr.Version != "v1" {
+		t.Errorf("example.com/v1 Widget = %+v, %v", m, ok)
+	}
+	if m := kinds[schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}]; !m.namespaced {
+		t.Errorf("ConfigMap not namespaced")
+	}
+}
+
+func TestValidDependents(t *testing.T) {
+	g := newGraph()
+	yes := true
+	ref := func(uid types.UID, block bool) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{UID: uid, Name: "o", BlockOwnerDeletion: &block}}
+	}
+	owner := &node{uid: "o", namespace: "a", name: "o"}
+	clusterOwner := &node{uid: "c", name: "o"}
+	nodes := []*node{
+		owner, clusterOwner,
+		{uid: "same", namespace: "a", owners: ref("o", true)},
+		{uid: "loose", namespace: "a", owners: ref("o", false)},
+		{uid: "other-ns", namespace: "b", owners: ref("o", true)},
+		{uid: "cluster-dep", owners: ref("o", true)},
+		{uid: "of-cluster", namespace: "b", owners: ref("c", yes)},
+	}
+	for _, n := range nodes {
+		g.nodes[n.uid] = n
+		g.link(n.uid, n.owners)
+	}
+	all, blocking := g.validDependents(owner)
+	if len(all) != 2 || len(blocking) != 1 || blocking[0].uid != "same" {
+		t.Errorf("dependents of a namespaced owner: all %d blocking %v", len(all), blocking)
+	}
+	if all, _ := g.validDependents(clusterOwner); len(all) != 1 || all[0].uid != "of-cluster" {
+		t.Errorf("dependents of a cluster-scoped owner: %v", all)
+	}
+	if g.solidOwners(g.nodes["other-ns"], g.nodes["other-ns"].owners) {
+		t.Errorf("an owner in another namespace counts as solid")
+	}
+	if !g.solidOwners(g.nodes["same"], g.nodes["same"].owners) {
+		t.Errorf("an owner in the namespace does not count as solid")
+	}
+}
