@@ -165,3 +165,13 @@ func toInternalOrBool(in *apiextv1.JSONSchemaPropsOrBool) *internalPropsOrBool {
 	}
 	return &internalPropsOrBool{Allows: in.Allows, Schema: toInternal(in.Schema)}
 }
+
+// InternalForm is p as kube's internal JSONSchemaProps, whose JSON encoding
+// (Go field names, internal order, nulls) is how kube prints a schema in
+// the value of a validation error.
+func InternalForm(p *apiextv1.JSONSchemaProps) any {
+	if p == nil {
+		return nil
+	}
+	return toInternal(p)
+}

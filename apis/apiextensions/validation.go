@@ -209,10 +209,10 @@ func validateSpec(spec *apiextv1.CustomResourceDefinitionSpec, opts options, fld
 		errs = append(errs, validateVersion(view, i, opts, versionsPath.Index(i))...)
 	}
 	if !unique {
-		errs = append(errs, field.Invalid(versionsPath, spec.Versions, "must contain unique version names"))
+		errs = append(errs, field.Invalid(versionsPath, view.internalVersions(), "must contain unique version names"))
 	}
 	if storageVersions != 1 {
-		errs = append(errs, field.Invalid(versionsPath, spec.Versions, "must have exactly one version marked as storage version"))
+		errs = append(errs, field.Invalid(versionsPath, view.internalVersions(), "must have exactly one version marked as storage version"))
 	}
 	// kube's internal spec.version is the first version's name and is
 	// checked once more under its own path.

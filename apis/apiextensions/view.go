@@ -3,6 +3,7 @@ package apiextensions
 import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 
+	"github.com/capstan-io/capstan/apiextensions/schema"
 	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 )
 
@@ -118,4 +119,87 @@ func (v specView) anyStatus() bool {
 		}
 	}
 	return false
+}
+
+// internalVersion is a version as kube's internal type, which has no JSON
+// tags: kube prints spec.versions in the value of its errors as this
+// encodes, with the fields that moved to the spec level null.
+type internalVersion struct {
+	Name                     string
+	Served                   bool
+	Storage                  bool
+	Deprecated               bool
+	DeprecationWarning       *string
+	Schema                   *internalValidation
+	Subresources             *internalSubresources
+	AdditionalPrinterColumns []internalColumn
+	SelectableFields         []internalSelectableField
+}
+
+type internalValidation struct {
+	OpenAPIV3Schema any
+}
+
+type internalSubresources struct {
+	Status *struct{}
+	Scale  *internalScale
+}
+
+type internalScale struct {
+	SpecReplicasPath   string
+	StatusReplicasPath string
+	LabelSelectorPath  *string
+}
+
+type internalColumn struct {
+	Name        string
+	Type        string
+	Format      string
+	Description string
+	Priority    int32
+	JSONPath    string
+}
+
+type internalSelectableField struct {
+	JSONPath string
+}
+
+// internalVersions is spec.versions as kube prints it in errors.
+func (v specView) internalVersions() []internalVersion {
+	if v.spec.Versions == nil {
+		return nil
+	}
+	out := make([]internalVersion, len(v.spec.Versions))
+	for i, ver := range v.spec.Versions {
+		iv := internalVersion{Name: ver.Name, Served: ver.Served, Storage: ver.Storage,
+			Deprecated: ver.Deprecated, DeprecationWarning: ver.DeprecationWarning}
+		if s := v.versionSchema(i); s != nil {
+			iv.Schema = &internalValidation{OpenAPIV3Schema: schema.InternalForm(s.OpenAPIV3Schema)}
+		}
+		if sub := v.versionSubresources(i); sub != nil {
+			iv.Subresources = &internalSubresources{}
+			if sub.Status != nil {
+				iv.Subresources.Status = &struct{}{}
+			}
+			if sc := sub.Scale; sc != nil {
+				iv.Subresources.Scale = &internalScale{SpecReplicasPath: sc.SpecReplicasPath,
+					StatusReplicasPath: sc.StatusReplicasPath, LabelSelectorPath: sc.LabelSelectorPath}
+			}
+		}
+		if cols := v.versionColumns(i); cols != nil {
+			iv.AdditionalPrinterColumns = make([]internalColumn, len(cols))
+			for j, c := range cols {
+				iv.AdditionalPrinterColumns[j] = internalColumn{Name: c.Name, Type: c.Type, Format: c.Format,
+					Description: c.Description, Priority: c.Priority, JSONPath: c.JSONPath}
+			}
+		}
+		if sfs := v.versionSelectable(i); sfs != nil {
+			iv.SelectableFields = make([]internalSelectableField, len(sfs))
+			for j, f := range sfs {
+				iv.SelectableFields[j] = internalSelectableField{JSONPath: f.JSONPath}
+			}
+		}
+		out[i] = iv
+	}
+	return out
 }
