@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
@@ -67,7 +69,7 @@ func newCRDHandler(s *server.Server, storage *controlplane.StorageFactory, crds 
 		server: s, storage: storage, logger: logger,
 		meta:      &metaDefinitions{catalog: s.OpenAPICatalog()},
 		openapi:   newCRDOpenAPI(s.OpenAPICatalog()),
-		informer:  cache.NewSharedIndexInformer(lw, &apiextv1.CustomResourceDefinition{}, 0, cache.Indexers{}),
+		informer:  cache.NewSharedIndexInformer(lw, &apiextv1.CustomResourceDefinition{}, 0, cache.Indexers{groupIndex: indexByGroup}),
 		resources: map[schema.GroupVersionResource]*crdEntry{}, entries: map[string]*crdEntry{},
 	}
 	_, _ = h.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -159,12 +161,42 @@ func equalNames(a, b apiextv1.CustomResourceDefinitionNames) bool {
 		fmt.Sprint(a.ShortNames) == fmt.Sprint(b.ShortNames) && fmt.Sprint(a.Categories) == fmt.Sprint(b.Categories)
 }
 
-// Serves reports whether the request is for a custom resource of an
-// established CRD.
-func (h *crdHandler) Serves(info *request.Info) bool {
-	e, _ := h.entry(info)
-	return e != nil
+// groupIndex indexes the CRDs of the handler's informer by group.
+const groupIndex = "group"
+
+func indexByGroup(obj any) ([]string, error) {
+	crd, ok := obj.(*apiextv1.CustomResourceDefinition)
+	if !ok {
+		return nil, nil
+	}
+	return []string{crd.Spec.Group}, nil
 }
+
+// Serves reports whether the request is the CRD server's to answer: a
+// custom resource of an established CRD, or any other resource request of
+// a group some CRD has, which kube's CRD handler answers with its plain
+// 404 (kube does so for every group no built-in server serves; capstan's
+// last delegate answers the groups no CRD has).
+func (h *crdHandler) Serves(info *request.Info) bool {
+	if e, _ := h.entry(info); e != nil {
+		return true
+	}
+	return h.claims(info)
+}
+
+// claims reports whether a resource request that no served CRD takes is
+// of a group some CRD has.
+func (h *crdHandler) claims(info *request.Info) bool {
+	if !info.IsResourceRequest || info.APIPrefix != "apis" || info.APIGroup == "" {
+		return false
+	}
+	crds, err := h.informer.GetIndexer().ByIndex(groupIndex, info.APIGroup)
+	return err == nil && len(crds) > 0
+}
+
+// possiblyAcrossAllNamespacesVerbs are the verbs a namespaced custom
+// resource takes at its cluster path.
+var possiblyAcrossAllNamespacesVerbs = map[string]bool{"list": true, "watch": true}
 
 // entry returns the entry serving the request and its CRD as it is now
 // (sync replaces an entry's CRD on status changes).
@@ -187,7 +219,17 @@ func (h *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e, crd := h.entry(info)
 	ns := h.server.Installer().Serializer
 	if e == nil {
-		handlers.WriteStatus(w, r, ns, handlers.ErrorToStatus(apierrors.NewNotFound(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Name), nil))
+		// kube's CRD handler passes what it does not serve to its
+		// delegate, whose answer is Go's plain 404.
+		http.NotFound(w, r)
+		return
+	}
+	// A request whose path has a namespace, or has none, against the
+	// scope of the CRD is not served either (but for lists and watches of
+	// a namespaced resource in every namespace).
+	namespacedCRD, namespacedReq := crd.Spec.Scope == apiextv1.NamespaceScoped, info.Namespace != ""
+	if namespacedCRD != namespacedReq && (!namespacedCRD || !possiblyAcrossAllNamespacesVerbs[info.Verb]) {
+		http.NotFound(w, r)
 		return
 	}
 	if info.Verb == "create" && crdapi.IsTerminating(crd) {
@@ -204,17 +246,88 @@ func (h *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteStatus(w, r, ns, handlers.ErrorToStatus(apierrors.NewInternalError(e.err), nil))
 		return
 	}
-	if v := crdapi.GetVersion(crd, info.APIVersion); v != nil && v.Deprecated {
+	v := crdapi.GetVersion(crd, info.APIVersion)
+	if v != nil && v.Deprecated {
 		handlers.AddWarning(w, deprecationWarning(crd, v))
+	}
+	if info.Subresource != "" && !servesSubresource(v, info.Subresource) {
+		handlers.WriteStatus(w, r, ns, handlers.ErrorToStatus(apierrors.NewNotFound(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Name), nil))
+		return
+	}
+	if info.Verb == "patch" && !crPatchType(r) {
+		handlers.WriteStatus(w, r, ns, unsupportedPatchType())
+		return
+	}
+	if info.Subresource == "" && (info.Verb == "list" || info.Verb == "watch" || info.Verb == "deletecollection") {
+		if err := e.serving.checkFieldSelector(r, info.APIVersion); err != nil {
+			handlers.WriteStatus(w, r, ns, handlers.ErrorToStatus(err, nil))
+			return
+		}
 	}
 	e.serving.router.ServeHTTP(w, r)
 }
 
+// servesSubresource says whether version v of a CRD has the subresource.
+func servesSubresource(v *apiextv1.CustomResourceDefinitionVersion, sub string) bool {
+	if v == nil || v.Subresources == nil {
+		return false
+	}
+	switch sub {
+	case "status":
+		return v.Subresources.Status != nil
+	case "scale":
+		return v.Subresources.Scale != nil
+	}
+	return false
+}
+
+// crPatchType says whether a patch request's Content-Type is one custom
+// resources take. As kube, only the media type, before any parameter,
+// counts.
+func crPatchType(r *http.Request) bool {
+	mt := r.Header.Get("Content-Type")
+	if i := strings.Index(mt, ";"); i > 0 {
+		mt = mt[:i]
+	}
+	for _, pt := range crPatchTypes {
+		if mt == string(pt) {
+			return true
+		}
+	}
+	return false
+}
+
+// unsupportedPatchType is kube's 415 for a patch of a custom resource in
+// another media type, strategic merge patch among them: it lists the patch
+// types served, and has no details.
+func unsupportedPatchType() *metav1.Status {
+	names := make([]string, len(crPatchTypes))
+	for i, pt := range crPatchTypes {
+		names[i] = string(pt)
+	}
+	return &metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType, Reason: metav1.StatusReasonUnsupportedMediaType,
+		Message: "the body of the request was in an unknown format - accepted media types include: " + strings.Join(names, ", "),
+	}
+}
+
 // deprecationWarning is the warning every request to a deprecated version
-// carries: the CRD's own, or kube's default.
+// carries: the CRD's own, or kube's default, which points to the highest
+// served version that is not deprecated and sorts after this one.
 func deprecationWarning(crd *apiextv1.CustomResourceDefinition, v *apiextv1.CustomResourceDefinitionVersion) string {
 	if v.DeprecationWarning != nil {
 		return *v.DeprecationWarning
 	}
-	return fmt.Sprintf("%s/%s %s is deprecated", crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
+	msg := fmt.Sprintf("%s/%s %s is deprecated", crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
+	newest := ""
+	for _, other := range crd.Spec.Versions {
+		if other.Served && !other.Deprecated && version.CompareKubeAwareVersionStrings(v.Name, other.Name) < 0 &&
+			(newest == "" || version.CompareKubeAwareVersionStrings(other.Name, newest) > 0) {
+			newest = other.Name
+		}
+	}
+	if newest != "" {
+		msg += fmt.Sprintf("; use %s/%s %s", crd.Spec.Group, newest, crd.Spec.Names.Kind)
+	}
+	return msg
 }

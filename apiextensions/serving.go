@@ -2,8 +2,11 @@ package apiextensions
 
 import (
 	"fmt"
+	"net/http"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,6 +29,31 @@ import (
 // served version and its subresources.
 type serving struct {
 	router *endpoints.Router
+	// fieldLabels accepts the field selector keys of each version, as
+	// kube's converter of custom resources does.
+	fieldLabels runtime.ObjectConvertor
+	kinds       map[string]schema.GroupVersionKind // by served version
+}
+
+// checkFieldSelector refuses a field selector with a key the version's
+// resources cannot be selected by, with kube's 400 for custom resources
+// ("field label not supported: <key>"). A selector that does not parse is
+// the list handler's to refuse.
+func (s *serving) checkFieldSelector(r *http.Request, version string) error {
+	text := r.URL.Query().Get("fieldSelector")
+	if text == "" {
+		return nil
+	}
+	sel, err := fields.ParseSelector(text)
+	if err != nil {
+		return nil
+	}
+	for _, req := range sel.Requirements() {
+		if _, _, err := s.fieldLabels.ConvertFieldLabel(s.kinds[version], req.Field, req.Value); err != nil {
+			return apierrors.NewBadRequest(err.Error())
+		}
+	}
+	return nil
 }
 
 // buildServing builds the endpoints of every served version of crd.
@@ -56,10 +84,12 @@ func (h *crdHandler) buildServing(crd *apiextv1.CustomResourceDefinition) (*serv
 	installer := h.server.Installer()
 	installer.Serializer = crSerializer{installer.Serializer}
 	scopes := map[string]*handlers.Scope{}
+	kinds := map[string]schema.GroupVersionKind{}
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
 		}
+		kinds[v.Name] = schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Status.AcceptedNames.Kind}
 		vs := &versionServing{
 			h: h, crd: crd, version: v, structural: structurals[v.Name], installer: installer,
 			storageGV: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVersion},
@@ -71,7 +101,7 @@ func (h *crdHandler) buildServing(crd *apiextv1.CustomResourceDefinition) (*serv
 	}
 	router := endpoints.NewRouter(installer.Serializer)
 	router.Add(crd.Spec.Group, scopes)
-	return &serving{router: router}, nil
+	return &serving{router: router, fieldLabels: conversion.NewObjectConvertor(converter), kinds: kinds}, nil
 }
 
 // versionSchema is the structural schema of a version.
