@@ -40,6 +40,11 @@ type Config struct {
 	// server feeds with RBAC objects.
 	Authorization *controlplane.Authorization
 
+	// Authentication holds the token authenticators (--token-auth-file,
+	// service account tokens), which the kube server serves TokenReviews and
+	// TokenRequests with.
+	Authentication *controlplane.Authentication
+
 	// URL is where clients reach the server; Kubeconfig the admin
 	// kubeconfig written for it ("" when capstan did not generate certs).
 	URL        string
@@ -103,6 +108,11 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	if c.Authorization, err = controlplane.NewAuthorization(o.AuthorizationModes); err != nil {
 		return nil, fmt.Errorf("--authorization-mode: %w", err)
 	}
+	if c.Authentication, err = controlplane.NewAuthentication(controlplane.AuthenticationConfig{
+		TokenAuthFile: o.TokenAuthFile, Logger: logger,
+	}); err != nil {
+		return nil, err
+	}
 	c.Generic, err = c.genericConfig(o, certs, clientCAs, listener)
 	return c, err
 }
@@ -111,7 +121,11 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x5
 	x509Auth := authn.NewX509(func() x509.VerifyOptions {
 		return x509.VerifyOptions{Roots: clientCAs, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
 	})
-	var auth authn.Authenticator = authn.Union(x509Auth)
+	auths := []authn.Authenticator{x509Auth}
+	if c.Authentication.Tokens != nil {
+		auths = append(auths, authn.NewBearerToken(c.Authentication.Tokens, c.Authentication.APIAudiences))
+	}
+	var auth authn.Authenticator = authn.Union(auths...)
 	if o.AnonymousAuth {
 		auth = authn.UnionFailOnError(auth, publicPathsOnly(authn.NewAnonymous()))
 	}

@@ -26,6 +26,8 @@ type Options struct {
 	TLSKeyFile       string
 	ClientCAFile     string
 	AnonymousAuth    bool
+	// TokenAuthFile is --token-auth-file: static bearer tokens.
+	TokenAuthFile string
 
 	// AuthorizationModes is --authorization-mode, in order.
 	AuthorizationModes []string
@@ -72,6 +74,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the default x509 serving certificate for HTTPS.")
 	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File containing the default x509 private key matching --tls-cert-file.")
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.")
+	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to /healthz, /livez, /readyz and /version. Other requests without credentials are rejected with 401.")
 	fs.StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: "+
 		strings.Join(authz.ModeChoices, ",")+" (capstan implements "+strings.Join(authz.ImplementedModes, ",")+"). Members of system:masters are always allowed.")
