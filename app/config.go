@@ -109,7 +109,10 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 		return nil, fmt.Errorf("--authorization-mode: %w", err)
 	}
 	if c.Authentication, err = controlplane.NewAuthentication(controlplane.AuthenticationConfig{
-		TokenAuthFile: o.TokenAuthFile, Logger: logger,
+		TokenAuthFile: o.TokenAuthFile, ServiceAccountIssuers: o.ServiceAccountIssuers, APIAudiences: o.APIAudiences,
+		ServiceAccountKeyFiles: o.ServiceAccountKeyFiles, ServiceAccountSigningKeyFile: o.ServiceAccountSigningKeyFile,
+		CertDir: o.CertDir, ServiceAccountMaxExpiration: o.ServiceAccountMaxExpiration, ServiceAccountJWKSURI: o.ServiceAccountJWKSURI,
+		ExternalAddress: net.JoinHostPort(clientHost(o), strconv.Itoa(port)), Logger: logger,
 	}); err != nil {
 		return nil, err
 	}

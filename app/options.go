@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/capstan-io/capstan/authz"
+	"github.com/capstan-io/capstan/controlplane"
 )
 
 // Options are the command-line flags, with kube-apiserver's names where the
@@ -28,6 +31,13 @@ type Options struct {
 	AnonymousAuth    bool
 	// TokenAuthFile is --token-auth-file: static bearer tokens.
 	TokenAuthFile string
+	// ServiceAccounts are the --service-account-* flags and --api-audiences.
+	ServiceAccountIssuers        []string
+	ServiceAccountKeyFiles       []string
+	ServiceAccountSigningKeyFile string
+	ServiceAccountMaxExpiration  time.Duration
+	ServiceAccountJWKSURI        string
+	APIAudiences                 []string
 
 	// AuthorizationModes is --authorization-mode, in order.
 	AuthorizationModes []string
@@ -62,6 +72,7 @@ func NewOptions() *Options {
 		RequestTimeout: time.Minute, MinRequestTimeout: 1800, MaxRequestBodyBytes: 3 * 1024 * 1024,
 		MaxRequestsInFlight: 400, MaxMutatingInFlight: 200,
 		EventTTL: time.Hour, Services: NewServiceOptions(),
+		ServiceAccountIssuers: []string{controlplane.DefaultServiceAccountIssuer},
 	}
 }
 
@@ -75,6 +86,15 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File containing the default x509 private key matching --tls-cert-file.")
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
+	fs.StringArrayVar(&o.ServiceAccountIssuers, "service-account-issuer", o.ServiceAccountIssuers, "Identifier of the service account token issuer: the iss claim of issued tokens, and the URL of the discovery document at {service-account-issuer}/.well-known/openid-configuration. "+
+		"May be given more than once: the first issues tokens, all are accepted.")
+	fs.StringArrayVar(&o.ServiceAccountKeyFiles, "service-account-key-file", o.ServiceAccountKeyFiles, "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify service account tokens. May be given more than once. "+
+		"Defaults to the public key of --service-account-signing-key-file.")
+	fs.StringVar(&o.ServiceAccountSigningKeyFile, "service-account-signing-key-file", o.ServiceAccountSigningKeyFile, "Path to the file that contains the current private key of the service account token issuer. "+
+		"Without it capstan generates one in --cert-dir ("+controlplane.ServiceAccountKeyName+").")
+	fs.DurationVar(&o.ServiceAccountMaxExpiration, "service-account-max-token-expiration", o.ServiceAccountMaxExpiration, "The maximum validity duration of a token created by the service account token issuer. Longer TokenRequests are shortened to it (0: no maximum).")
+	fs.StringVar(&o.ServiceAccountJWKSURI, "service-account-jwks-uri", o.ServiceAccountJWKSURI, "Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration.")
+	fs.StringSliceVar(&o.APIAudiences, "api-audiences", o.APIAudiences, "Identifiers of the API. Tokens used against the API must be bound to at least one of these audiences. Defaults to --service-account-issuer.")
 	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to /healthz, /livez, /readyz and /version. Other requests without credentials are rejected with 401.")
 	fs.StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: "+
 		strings.Join(authz.ModeChoices, ",")+" (capstan implements "+strings.Join(authz.ImplementedModes, ",")+"). Members of system:masters are always allowed.")
@@ -122,6 +142,20 @@ func (o *Options) Validate() error {
 	}
 	if err := o.Services.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if err := controlplane.ValidateServiceAccountMaxExpiration(o.ServiceAccountMaxExpiration); err != nil {
+		errs = append(errs, err)
+	}
+	for i, iss := range o.ServiceAccountIssuers {
+		if iss == "" {
+			errs = append(errs, errors.New("service-account-issuer should not be an empty string"))
+		} else if slices.Contains(o.ServiceAccountIssuers[:i], iss) {
+			errs = append(errs, fmt.Errorf("service-account-issuer %q is already specified", iss))
+		} else if strings.Contains(iss, ":") {
+			if _, err := url.Parse(iss); err != nil {
+				errs = append(errs, fmt.Errorf("service-account-issuer %q contained a ':' but was not a valid URL: %v", iss, err))
+			}
+		}
 	}
 	if err := authz.ValidateModes(o.AuthorizationModes); err != nil {
 		errs = append(errs, err)

@@ -35,6 +35,8 @@ type Config struct {
 	Services ServicesConfig
 	// Authorization feeds the RBAC authorizer of the chain; nil without one.
 	Authorization *Authorization
+	// Authentication issues and reviews tokens; nil without tokens.
+	Authentication *Authentication
 }
 
 // Instance is the kube server.
@@ -65,13 +67,16 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.installServiceAccountTokens(s, &core); err != nil {
+		return nil, err
+	}
 	groups := []builtGroup{core, network, policyGroup}
 	for _, build := range []func() (builtGroup, error){
 		func() (builtGroup, error) { return c.Storage.eventsGroup(c.EventTTL) },
 		c.Storage.coordinationGroup,
 		c.Storage.appsGroup,
 		c.Storage.batchGroup,
-		func() (builtGroup, error) { return authenticationGroup(), nil },
+		func() (builtGroup, error) { return c.authenticationGroup(), nil },
 		c.Storage.schedulingGroup,
 		c.Storage.nodeGroup,
 		c.Storage.certificatesGroup,
