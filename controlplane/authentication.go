@@ -118,6 +118,14 @@ func (c Config) authenticationGroup() builtGroup {
 	resources := []endpoints.Resource{
 		{Name: "selfsubjectreviews", Kind: "SelfSubjectReview", Storage: authentication.SelfSubjectReviewREST{}, NoFieldManager: true},
 	}
+	review := authentication.TokenReviewREST{}
+	if a := c.Authentication; a != nil {
+		review.APIAudiences = a.APIAudiences
+		if a.Tokens != nil {
+			review.Authenticator = authn.WithAuthenticatedGroup(authn.NewBearerToken(a.Tokens, nil))
+		}
+	}
+	resources = append(resources, endpoints.Resource{Name: "tokenreviews", Kind: "TokenReview", Storage: review, NoFieldManager: true})
 	return builtGroup{group: endpoints.APIGroup{
 		Name: authenticationv1.GroupName, Priority: priorityAuthentication,
 		Versions: []endpoints.GroupVersion{{Version: "v1", Resources: resources}},
