@@ -223,10 +223,13 @@ const maxErrorBodyBytes = 2048
 
 // post sends body to the webhook and returns its 2xx answer. Every other
 // outcome is an error with the message kube's REST client would give.
+//
+// timeout bounds the call as kube's REST client bounds it: as the
+// http.Client's Timeout, whose expiry the error tells ("Client.Timeout
+// exceeded while awaiting headers").
 func (c *webhookClient) post(ctx context.Context, body []byte, timeout time.Duration, maxBytes int64) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
+	client := *c.client
+	client.Timeout = timeout
 	u := c.base
 	u.RawQuery = url.Values{"timeout": []string{timeout.String()}}.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
@@ -237,7 +240,7 @@ func (c *webhookClient) post(ctx context.Context, body []byte, timeout time.Dura
 	req.Header.Set("Accept", "application/json, */*")
 	req.Header.Set("User-Agent", "kube-apiserver-admission")
 
-	resp, err := c.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}

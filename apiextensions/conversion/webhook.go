@@ -17,6 +17,9 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"sigs.k8s.io/yaml"
 
 	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 )
@@ -171,10 +174,24 @@ func (w *webhookStrategy) convert(ctx context.Context, in runtime.Object, to sch
 // convertedObjects checks a webhook's ConversionReview and returns its
 // converted objects.
 func (w *webhookStrategy) convertedObjects(uid types.UID, body []byte) ([]runtime.RawExtension, error) {
-	var typeMeta metav1.TypeMeta
-	if err := json.Unmarshal(body, &typeMeta); err != nil {
+	// kube decodes the answer with its universal deserializer: as JSON
+	// when it starts with '{', else as YAML, turned into JSON first.
+	if !utilyaml.IsJSONBuffer(body) {
+		converted, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return nil, err
+		}
+		body = converted
+	}
+	// The type kube's decoder finds the kind with, which its errors name.
+	var findKind struct {
+		APIVersion string `json:"apiVersion,omitempty"`
+		Kind       string `json:"kind,omitempty"`
+	}
+	if err := json.Unmarshal(body, &findKind); err != nil {
 		return nil, fmt.Errorf("couldn't get version/kind; json parse error: %v", err)
 	}
+	typeMeta := metav1.TypeMeta{APIVersion: findKind.APIVersion, Kind: findKind.Kind}
 	wantGVK := schema.GroupVersionKind{Group: apiextv1.GroupName, Version: w.reviewVersion, Kind: "ConversionReview"}
 	gotGVK := typeMeta.GroupVersionKind()
 	switch {

@@ -333,7 +333,7 @@ func TestWebhookTimeout(t *testing.T) {
 	c := newConverter(t, urlCRD(h.srv.URL+"/convert", h.caBundle), Options{Timeout: 100 * time.Millisecond})
 	start := time.Now()
 	_, err := c.Convert(context.Background(), cronTab(v1, "a", nil), v2)
-	want := fmt.Sprintf(`conversion webhook for stable.example.com/v1, Kind=CronTab failed: Post "%s/convert?timeout=100ms": context deadline exceeded`, h.srv.URL)
+	want := fmt.Sprintf(`conversion webhook for stable.example.com/v1, Kind=CronTab failed: Post "%s/convert?timeout=100ms": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, h.srv.URL)
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
@@ -353,8 +353,18 @@ func TestWebhookBadAnswers(t *testing.T) {
 		list   bool
 		want   string
 	}{
+		// kube reads an answer that does not start with '{' as YAML: these
+		// are the messages of kube-apiserver v1.37.2 for such answers.
 		{"garbage", func(*conversionReview) any { return []byte("<html>no</html>") },
-			false, prefix + "failed: couldn't get version/kind; json parse error: invalid character '<' looking for beginning of value"},
+			false, prefix + `failed: couldn't get version/kind; json parse error: json: cannot unmarshal string into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }`},
+		{"array", func(*conversionReview) any { return []byte("[1]") },
+			false, prefix + `failed: couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }`},
+		{"bad yaml", func(*conversionReview) any { return []byte("a: b: c") },
+			false, prefix + "failed: yaml: mapping values are not allowed in this context"},
+		{"bad json", func(*conversionReview) any { return []byte("{bad") },
+			false, prefix + "failed: couldn't get version/kind; json parse error: invalid character 'b' looking for beginning of object key string"},
+		{"kind not a string", func(*conversionReview) any { return []byte(`{"kind": 5}`) },
+			false, prefix + "failed: couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string"},
 		{"no kind", func(review *conversionReview) any {
 			answer := convertCronTabs(review).(*conversionReview)
 			answer.TypeMeta = metav1.TypeMeta{}
