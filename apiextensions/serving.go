@@ -5,8 +5,11 @@ import (
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metainternalversionvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -37,18 +40,24 @@ type serving struct {
 
 // checkFieldSelector refuses a field selector with a key the version's
 // resources cannot be selected by, with kube's 400 for custom resources
-// ("field label not supported: <key>"). A selector that does not parse is
-// the list handler's to refuse.
+// ("field label not supported: <key>"). kube checks the keys once the list
+// options have decoded and validated: options that do not are the list
+// handler's to refuse, first.
 func (s *serving) checkFieldSelector(r *http.Request, version string) error {
-	text := r.URL.Query().Get("fieldSelector")
-	if text == "" {
+	query := r.URL.Query()
+	if query.Get("fieldSelector") == "" {
 		return nil
 	}
-	sel, err := fields.ParseSelector(text)
-	if err != nil {
+	var opts metainternalversion.ListOptions
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(query, metav1.SchemeGroupVersion, &opts); err != nil || opts.FieldSelector == nil {
 		return nil
 	}
-	for _, req := range sel.Requirements() {
+	// As kube: validated as a watch for ?watch=true only, not for the
+	// legacy /watch/ paths.
+	if errs := metainternalversionvalidation.ValidateListOptions(&opts, true); len(errs) > 0 {
+		return nil
+	}
+	for _, req := range opts.FieldSelector.Requirements() {
 		if _, _, err := s.fieldLabels.ConvertFieldLabel(s.kinds[version], req.Field, req.Value); err != nil {
 			return apierrors.NewBadRequest(err.Error())
 		}

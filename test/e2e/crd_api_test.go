@@ -138,9 +138,16 @@ func TestCRDSelectorsAndPaging(t *testing.T) {
 		{http.MethodGet, "?fieldSelector=status.phase%3DReady,spec.color%3Dred", "field label not supported: status.phase"},
 		{http.MethodGet, "?fieldSelector=spec.color", "invalid selector: 'spec.color'; can't understand 'spec.color'"},
 		{http.MethodGet, "?labelSelector=a%20b", "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt"},
+		// Options that do not decode are refused before the field is.
+		{http.MethodGet, "?limit=abc&fieldSelector=spec.weight%3D1", `strconv.ParseInt: parsing "abc": invalid syntax`},
 	} {
 		e.do(t, tt.method, path+tt.query, nil).wantStatus(t, 400, metav1.StatusReasonBadRequest, tt.message)
 	}
+	// So are options that do not validate.
+	e.do(t, http.MethodGet, path+"?resourceVersionMatch=Exact&fieldSelector=spec.weight%3D1", nil).wantStatus(t, 422, metav1.StatusReasonInvalid,
+		`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`)
+	e.do(t, http.MethodGet, path+"?watch=true&sendInitialEvents=true&fieldSelector=spec.weight%3D1", nil).wantStatus(t, 422, metav1.StatusReasonInvalid,
+		`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`)
 	// A cluster-scoped resource has no metadata.namespace to select by.
 	e.createCRD(t, `
 apiVersion: apiextensions.k8s.io/v1
