@@ -18,8 +18,10 @@ import (
 // which kube v1.37 refuses as too expensive even with bounds, left out;
 // the map example written self.map1[...], as it compiles), transition rules
 // (self == oldSelf with "Value is immutable", a monotonic counter),
-// messageExpression, reason with fieldPath, and optionalOldSelf's ratcheting
-// examples.
+// messageExpression (concatenating a bounded string: kube refuses the
+// documentation's string(self.maxLimit) as too expensive, see
+// TestCRDValidationRulesThatDoNotCompile), reason with fieldPath, and
+// optionalOldSelf's ratcheting examples.
 const ruleCRD = `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
