@@ -371,9 +371,11 @@ spec:
 		if err := d.Resource(crdGVR).Delete(ctx(t), "crontabs.stable.example.com", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 20*time.Second, "CRD gone", func(c context.Context) (bool, error) {
+		// Gone, and no longer served (the server follows its CRDs through
+		// an informer, so a moment after).
+		eventually(t, 20*time.Second, "CRD gone and not served", func(c context.Context) (bool, error) {
 			_, err := d.Resource(crdGVR).Get(c, "crontabs.stable.example.com", metav1.GetOptions{})
-			return apierrors.IsNotFound(err), nil
+			return apierrors.IsNotFound(err) && e.do(t, http.MethodGet, ctPath+"/a", nil).header.Get("Content-Type") == "text/plain; charset=utf-8", nil
 		})
 		wantPlainNotFound(t, e.do(t, http.MethodGet, ctPath+"/a", nil))
 		wantPlainNotFound(t, e.do(t, http.MethodGet, ctPath, nil))

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -215,6 +216,23 @@ func TestCRDStorageVersionChange(t *testing.T) {
 		}
 		_ = unstructured.SetNestedSlice(crd.Object, out, "spec", "versions")
 	}
+	// The storage version of the served resource, as discovery tells it
+	// (a hash of it), changes once the server serves the new one.
+	disco := discovery.NewDiscoveryClientForConfigOrDie(e.Config)
+	storageHash := func() string {
+		list, err := disco.ServerResourcesForGroupVersion("versions.example.com/v2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range list.APIResources {
+			if r.Name == "gadgets" {
+				return r.StorageVersionHash
+			}
+		}
+		t.Fatalf("no gadgets in discovery: %+v", list.APIResources)
+		return ""
+	}
+	hashV1 := storageHash()
 	all := func(map[string]any) bool { return true }
 	setVersions(crd, all, "v2")
 	crd, err = crds.Update(ctx(t), crd, metav1.UpdateOptions{})
@@ -225,12 +243,14 @@ func TestCRDStorageVersionChange(t *testing.T) {
 		t.Fatalf("storedVersions after v2 became the storage version = %v, want [v1 v2]", got)
 	}
 
-	// New writes are stored at v2; the old object still reads at every
-	// version.
-	eventually(t, 10*time.Second, "a write after the storage version changed", func(c context.Context) (bool, error) {
-		_, err := gadgets(d, "v1", ns).Create(c, fromYAML(t, "apiVersion: versions.example.com/v1\nkind: Gadget\nmetadata: {name: new}\nspec: {color: blue}\n"), metav1.CreateOptions{})
-		return err == nil, nil
+	// Once served at the new storage version, new writes are stored at v2;
+	// the old objects still read at every version.
+	eventually(t, 10*time.Second, "the new storage version served", func(context.Context) (bool, error) {
+		return storageHash() != hashV1, nil
 	})
+	if _, err := gadgets(d, "v1", ns).Create(ctx(t), fromYAML(t, "apiVersion: versions.example.com/v1\nkind: Gadget\nmetadata: {name: new}\nspec: {color: blue}\n"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	for _, v := range []string{"v1", "v2", "v1beta1"} {
 		list, err := gadgets(d, v, ns).List(ctx(t), metav1.ListOptions{})
 		if err != nil || len(list.Items) != 3 || list.Items[0].GetAPIVersion() != "versions.example.com/"+v || list.Items[2].GetAPIVersion() != "versions.example.com/"+v {
