@@ -2,6 +2,7 @@
 # Compare capstan with the upstream kube-apiserver (bench/upstream) on one
 # etcd, with the same workloads (cmd/capstan-load), and write
 # docs/benchmarks.md and docs/benchmarks.png. Everything listens on 127.0.0.1.
+# The document's section on 1,000 CRDs is bench/crds.sh's; this keeps it.
 #
 #   bench/compare.sh                 # ~10 minutes on 2 cores; runs itself under nice -n 10
 #   BIG=1 bench/compare.sh           # also RSS with 100,000 config maps (slow)

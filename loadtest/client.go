@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -24,6 +25,7 @@ var ContentTypes = map[string]string{
 type Client struct {
 	Config     *rest.Config
 	Kube       kubernetes.Interface
+	Dynamic    dynamic.Interface // JSON, for CRDs and custom resources
 	watchLists atomic.Int64
 }
 
@@ -58,6 +60,9 @@ func NewClient(kubeconfig, contentType string, allowRemote bool) (*Client, error
 		})
 	})
 	if c.Kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	if c.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
 		return nil, err
 	}
 	return c, nil

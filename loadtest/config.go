@@ -8,7 +8,7 @@ import (
 )
 
 // Workloads lists every workload, in the order they run.
-var Workloads = []string{"startup", "idle", "fill", "crud", "list", "watch", "informer"}
+var Workloads = []string{"startup", "idle", "fill", "crud", "list", "watch", "informer", "crds"}
 
 // Config is what one run does.
 type Config struct {
@@ -30,6 +30,12 @@ type Config struct {
 	List     ListConfig
 	Watch    WatchConfig
 	Informer InformerConfig
+	CRDs     CRDsConfig
+
+	// DebugSocket is the server's pprof unix socket (--debug-socket-path of
+	// both servers; may hold {run}): where set, the crds workload collects
+	// garbage before it reads memory and reports the Go heap as well.
+	DebugSocket string
 }
 
 // StartConfig says how to start the server, for the startup workload.
@@ -57,6 +63,19 @@ type WatchConfig struct {
 // InformerConfig: N objects, each kind of informer synced Runs times.
 type InformerConfig struct{ N, Runs int }
 
+// CRDsConfig: N CustomResourceDefinitions in Groups groups (0: one group
+// each) created by C workers, waited for until Established and listed by
+// discovery; memory read after Settle; then one custom resource created in
+// each of FirstCRs of them, the first request that builds its endpoints.
+type CRDsConfig struct {
+	N, C, Groups, FirstCRs int
+	Settle                 time.Duration // before reading the memory CRDs hold when idle
+	Timeout                time.Duration // to wait for all to be served, and again for their deletion
+	// ProfileDir, if set, receives the server's heap profile at each
+	// memory reading (heap-before.pb.gz, ...), through DebugSocket.
+	ProfileDir string
+}
+
 // Validate reports every invalid field.
 func (c *Config) Validate() error {
 	var errs []error
@@ -79,6 +98,11 @@ func (c *Config) Validate() error {
 	}
 	if c.CRUD.C < 1 || c.List.PageSize < 1 || c.List.Runs < 1 || c.Watch.Watchers < 1 || c.Informer.Runs < 1 {
 		errs = append(errs, errors.New("concurrency, page size, runs and watchers must be at least 1"))
+	}
+	if c.wants("crds") && (c.CRDs.N < 1 || c.CRDs.C < 1 || c.CRDs.Groups < 0 || c.CRDs.FirstCRs < 0 ||
+		c.CRDs.FirstCRs > c.CRDs.N || c.CRDs.Settle < 0 || c.CRDs.Timeout <= 0) {
+		errs = append(errs, errors.New("--crds-n and --crds-c must be at least 1, --crds-groups and --crds-first-crs not negative, "+
+			"--crds-first-crs at most --crds-n, --crds-timeout positive"))
 	}
 	if !slices.IsSorted(c.Fill) {
 		errs = append(errs, errors.New("--fill sizes must be increasing"))

@@ -38,7 +38,8 @@ func WriteMarkdown(w io.Writer, c Comparison) error {
 		"Read the caveats at the end before quoting a number.\n\n", c.Command, c.Kube.Started.Format("2006-01-02"))
 	fmt.Fprintf(w, "To measure again: `bench/compare.sh` (about 10 minutes on 2 cores; `BIG=1` adds 100,000 config maps). "+
 		"It builds kube-apiserver and etcd with `bench/upstream/build.sh` first if they are missing (about 20 minutes). "+
-		"`go run ./cmd/capstan-load -h` drives any kubeconfig with the same workloads.\n\n")
+		"`go run ./cmd/capstan-load -h` drives any kubeconfig with the same workloads. "+
+		"The section on CRDs is `bench/crds.sh`'s (about 15 minutes more).\n\n")
 	writeSetup(w, c)
 	writeSummary(w, c)
 	for _, workload := range c.workloads() {
@@ -49,7 +50,14 @@ func WriteMarkdown(w io.Writer, c Comparison) error {
 		fmt.Fprintf(w, "Log scale, per operation: kube-apiserver's bar above capstan's. The solid bar ends at p50, "+
 			"the lighter ones at p90 and p99, the line at p99.9, and the black tick is the maximum.\n\n")
 	}
-	_, err := io.WriteString(w, notMeasured+caveats)
+	if len(c.CRDSection) > 0 {
+		if _, err := w.Write(c.CRDSection); err != nil {
+			return err
+		}
+	} else if _, err := io.WriteString(w, notMeasured); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, caveats)
 	return err
 }
 

@@ -1,14 +1,51 @@
 package loadtest
 
-// notMeasured is the document's section on what cannot be compared yet.
+// notMeasured is the document's CRD section until bench/crds.sh has run.
 const notMeasured = `## Not measured yet: 1,000 CRDs
 
-The cost of 1,000 CustomResourceDefinitions (kube-apiserver's RSS and start
-time grow with every CRD: an OpenAPI spec, a handler, a watch cache and
-conversion per version) is not measurable: capstan serves no CRDs yet. The
-apiextensions server is a stub that falls through to NotFound. This section is
-for when it does.
+The cost of 1,000 CustomResourceDefinitions is measured by ` + "`bench/crds.sh`" + `
+(the ` + "`crds`" + ` workload of capstan-load), which writes its own section here.
 
+`
+
+// crdsDescription says what the crds workload measures.
+const crdsDescription = "Each server starts on a fresh `--etcd-prefix` of the same etcd; then C workers create N " +
+	"CustomResourceDefinitions spread over G API groups, each namespaced with one version `v1`, the status subresource, " +
+	"four printer columns and a structural schema of ten spec and four status fields (defaults, enums, bounds, a map list, " +
+	"a map; descriptions make every CRD's schema its own). The tool waits until a watch has seen every CRD `Established` " +
+	"and aggregated discovery (`/apis`, polled every 250 ms) lists every resource: `established` and `in discovery` are " +
+	"those times per CRD from its create request (`in discovery` to within 250 ms), the `all ...` rows the times from the " +
+	"first create. `peak RSS` and `CPU` are those from the first create until all are served. Memory is read before the " +
+	"creates and after them (`idle after`) the same way: a garbage collection forced through each server's " +
+	"`--debug-socket-path` (pprof's `heap?gc=1`), `settleSeconds` of idling (longer than the 75 s of history the watch " +
+	"caches keep), the RSS, then another forced collection and the Go heap in use. Per CRD is the growth divided by N. " +
+	"Then one custom resource is created in each of `firstCRs` CRDs, one after the other (the first write to a CRD " +
+	"builds its storage and handlers in both servers), then a second one in each, and the heap is read again the same " +
+	"way: `per CRD with a CR` is its growth divided by `firstCRs`. Last, the CRDs are deleted in one request " +
+	"(deletecollection) and waited for."
+
+// crdsCaveats are what to keep in mind about the CRD numbers.
+const crdsCaveats = `Caveats of this section:
+
+- **Not the same work per CRD.** capstan runs the garbage collector of
+  kube-controller-manager in its own process: it lists and watches every
+  resource, so capstan holds an informer, a watch and read-only endpoints
+  (storage and handlers, without validation or field managers) for every
+  CRD, and rereads discovery after CRD changes. kube-apiserver alone has no
+  garbage collector; with kube-controller-manager beside it, it would build
+  every CRD's storage, handlers and watch cache as well, and the
+  controller-manager would hold the informers. kube-apiserver, for its
+  part, registers an APIService per CRD group version and keeps a merged
+  OpenAPI v2 spec and per group version v3 specs up to date as CRDs come;
+  capstan builds OpenAPI documents only when asked, and nothing asked
+  during the run.
+- **RSS is noisy at this scale.** The RSS per CRD is a difference of two
+  readings of hundreds of MiB divided by N; the Go heap after a collection
+  is the steadier number. RSS includes what the Go runtime has freed but
+  not yet returned to the system (with default GOGC, the heap grows to
+  twice what is live between collections), and keeps falling for minutes.
+- **One run each**, kube-apiserver first, on the shared 2-core machine
+  (see the load averages).
 `
 
 // caveats is the document's section on what makes the comparison unfair

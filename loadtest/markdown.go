@@ -16,6 +16,9 @@ type Comparison struct {
 	Command                 string   // how the document was made
 	Notes                   []string // lines added to the Setup section
 	ChartFile               string   // the chart's path relative to the document
+	// CRDSection is the CRD section to keep (see WriteCRDSection); without
+	// one the document says CRDs were not measured.
+	CRDSection []byte
 }
 
 // columns are the reports a table compares, in order.
@@ -116,6 +119,9 @@ func cell(r tableRow, i int) string {
 func ratio(r tableRow, i int) string {
 	if !r.ok[i] || !r.ok[0] || r.vals[0] == 0 || r.dir == Neutral {
 		return "–"
+	}
+	if r.vals[i] < 0 || r.vals[0] < 0 {
+		return "–" // a growth that came out negative: noise, no ratio
 	}
 	q := r.vals[i] / r.vals[0]
 	// Bold only what still differs from 1 once rounded.

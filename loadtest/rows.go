@@ -37,20 +37,22 @@ func metricsFor(sample Result) []metric {
 	for k := range sample.Metrics {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
+	slices.SortFunc(keys, func(a, b string) int {
+		ia, ib := metricIndex(a), metricIndex(b)
+		if ia != ib {
+			return ia - ib
+		}
+		return strings.Compare(a, b)
+	})
 	for _, k := range keys {
-		dir, integer := Lower, true
-		switch {
-		case strings.HasSuffix(k, "PerSecond"):
-			dir, integer = Higher, false
-		case k == "watchListRequests" || k == "earlyEvents":
-			dir = Neutral
+		spec, ok := lookupMetric(k)
+		if !ok {
+			spec = metricSpec{label: k, dir: Lower, integer: true}
+			if strings.HasSuffix(k, "PerSecond") {
+				spec.dir, spec.integer = Higher, false
+			}
 		}
-		label := k
-		if l, ok := metricLabels[k]; ok {
-			label = l
-		}
-		out = append(out, metric{label: label, dir: dir, integer: integer, get: func(r Result) (float64, bool) {
+		out = append(out, metric{label: spec.label, dir: spec.dir, integer: spec.integer, get: func(r Result) (float64, bool) {
 			v, ok := r.Metrics[k]
 			return v, ok
 		}})
@@ -58,12 +60,61 @@ func metricsFor(sample Result) []metric {
 	return out
 }
 
-// metricLabels are the table labels of Result.Metrics' keys.
-var metricLabels = map[string]string{
-	"requestsPerSecond": "requests per s",
-	"missingEvents":     "events missed",
-	"earlyEvents":       "events before the write's response",
-	"watchListRequests": "WatchList requests sent",
+// metricSpec is how a key of Result.Metrics shows in a table.
+type metricSpec struct {
+	label   string
+	dir     Direction
+	integer bool
+}
+
+// metricSpecs are the table rows of Result.Metrics' keys, in table
+// order. A key not here is a count, lower better, or with the suffix
+// PerSecond a rate; it comes after these.
+var metricSpecs = []struct {
+	key string
+	metricSpec
+}{
+	{"requestsPerSecond", metricSpec{"requests per s", Higher, false}},
+	{"earlyEvents", metricSpec{"events before the write's response", Neutral, true}},
+	{"missingEvents", metricSpec{"events missed", Lower, true}},
+	{"watchListRequests", metricSpec{"WatchList requests sent", Neutral, true}},
+	{"createSeconds", metricSpec{"all creates answered (s)", Lower, false}},
+	{"establishedSeconds", metricSpec{"all Established (s)", Lower, false}},
+	{"servedSeconds", metricSpec{"all Established and in discovery (s)", Lower, false}},
+	{"crdsPerSecond", metricSpec{"CRDs served per s", Higher, false}},
+	{"rssBeforeMiB", metricSpec{"RSS server before (MiB)", Lower, false}},
+	{"rssServedMiB", metricSpec{"RSS server when all served (MiB)", Lower, false}},
+	{"rssSettledMiB", metricSpec{"RSS server idle after (MiB)", Lower, false}},
+	{"rssPerCRDKiB", metricSpec{"RSS per CRD, idle (KiB)", Lower, false}},
+	{"heapBeforeMiB", metricSpec{"Go heap in use before (MiB)", Lower, false}},
+	{"heapSettledMiB", metricSpec{"Go heap in use after (MiB)", Lower, false}},
+	{"heapPerCRDKiB", metricSpec{"Go heap per CRD (KiB)", Lower, false}},
+	{"settleCPUSeconds", metricSpec{"CPU server while idle after (s)", Lower, false}},
+	{"firstCRsSeconds", metricSpec{"first CR in each of the CRDs (s)", Lower, false}},
+	{"rssBuiltMiB", metricSpec{"RSS server after the CRs (MiB)", Lower, false}},
+	{"heapBuiltMiB", metricSpec{"Go heap in use after the CRs (MiB)", Lower, false}},
+	{"heapPerBuiltCRDKiB", metricSpec{"Go heap per CRD with a CR (KiB)", Lower, false}},
+	{"deleteSeconds", metricSpec{"deleting all CRDs (s)", Lower, false}},
+	{"crdsLeftAfterDelete", metricSpec{"CRDs left after the deletion timed out", Lower, true}},
+}
+
+// lookupMetric is the spec of a metric key.
+func lookupMetric(key string) (metricSpec, bool) {
+	if i := metricIndex(key); i < len(metricSpecs) {
+		return metricSpecs[i].metricSpec, true
+	}
+	return metricSpec{}, false
+}
+
+// metricIndex is the position of key in metricSpecs, len(metricSpecs) if
+// it is not there.
+func metricIndex(key string) int {
+	for i, m := range metricSpecs {
+		if m.key == key {
+			return i
+		}
+	}
+	return len(metricSpecs)
 }
 
 // opMetrics are an op's percentiles, as many as its count supports: p99

@@ -15,6 +15,10 @@ type runner struct {
 	client  *Client
 	sampler *Sampler
 	runID   string // prefix of the run's namespaces
+	// serverPID is the server's process, 0 if unknown; debugSocket its
+	// pprof socket, "" if none.
+	serverPID   int
+	debugSocket string
 }
 
 // workloadFunc runs one workload in namespace ns and fills res.
@@ -52,7 +56,11 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) (*Report, error) {
 			}
 		}()
 		kubeconfig, serverPID = expandRun([]string{cfg.Kubeconfig}, cfg.Start.Runs)[0], st.server.PID()
+		r.debugSocket = expandRun([]string{cfg.DebugSocket}, cfg.Start.Runs)[0]
+	} else {
+		r.debugSocket = cfg.DebugSocket
 	}
+	r.serverPID = serverPID
 	var err error
 	if r.client, err = NewClient(kubeconfig, cfg.ContentType, cfg.AllowRemote); err != nil {
 		return rep, err
@@ -72,6 +80,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) (*Report, error) {
 func (r *runner) runWorkloads(ctx context.Context) []Result {
 	funcs := map[string]workloadFunc{
 		"idle": r.idle, "crud": r.crud, "list": r.list, "watch": r.watch, "informer": r.informer,
+		"crds": r.crds,
 	}
 	var out []Result
 	for _, name := range Workloads {

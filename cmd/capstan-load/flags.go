@@ -15,7 +15,7 @@ func bindFlags(fs *flag.FlagSet) (cfg *loadtest.Config, workloads, fill, jsonPat
 	fs.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "The kubeconfig to drive (may hold {run} when the tool starts the server).")
 	fs.StringVar(&cfg.ContentType, "content-type", "protobuf", "Wire format: protobuf or json.")
 	fs.BoolVar(&cfg.AllowRemote, "allow-remote", false, "Allow a server that is not on a loopback address.")
-	workloads = fs.String("workloads", "crud,list,watch,informer", "Comma-separated workloads: startup, idle, fill, crud, list, watch, informer. They run in that order.")
+	workloads = fs.String("workloads", "crud,list,watch,informer", "Comma-separated workloads: startup, idle, fill, crud, list, watch, informer, crds. They run in that order.")
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Minute, "Stop everything after this long.")
 	fs.IntVar(&cfg.ObjectBytes, "object-bytes", 256, "Bytes of data in every config map.")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 8, "Workers of the bulk creates of fill, list and informer.")
@@ -41,5 +41,14 @@ func bindFlags(fs *flag.FlagSet) (cfg *loadtest.Config, workloads, fill, jsonPat
 	fs.DurationVar(&cfg.Watch.Timeout, "watch-timeout", time.Minute, "watch: how long to wait for events after the last write.")
 	fs.IntVar(&cfg.Informer.N, "informer-n", 5000, "informer: objects to sync.")
 	fs.IntVar(&cfg.Informer.Runs, "informer-runs", 3, "informer: syncs of each kind.")
+	fs.IntVar(&cfg.CRDs.N, "crds-n", 1000, "crds: CustomResourceDefinitions to create.")
+	fs.IntVar(&cfg.CRDs.C, "crds-c", 8, "crds: concurrent creates.")
+	fs.IntVar(&cfg.CRDs.Groups, "crds-groups", 100, "crds: API groups the CRDs are spread over (0: a group per CRD).")
+	fs.IntVar(&cfg.CRDs.FirstCRs, "crds-first-crs", 50, "crds: CRDs to create a first custom resource in, once all are served (0: none).")
+	fs.DurationVar(&cfg.CRDs.Settle, "crds-settle", 90*time.Second, "crds: idle time before each memory reading (the watch caches of both servers keep 75 s of history).")
+	fs.DurationVar(&cfg.CRDs.Timeout, "crds-timeout", 30*time.Minute, "crds: how long to wait for all CRDs to be served, and again for their deletion.")
+	fs.StringVar(&cfg.CRDs.ProfileDir, "crds-profile-dir", "", "crds: save the server's heap profile here at each memory reading (needs --debug-socket).")
+	fs.StringVar(&cfg.DebugSocket, "debug-socket", "", "The server's pprof unix socket (its --debug-socket-path; may hold {run}): "+
+		"crds then collects garbage before reading memory and reports the Go heap too.")
 	return cfg, workloads, fill, jsonPath
 }

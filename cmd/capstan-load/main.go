@@ -24,6 +24,7 @@ import (
 const usage = `usage:
   capstan-load [flags] [-- server command...]   run workloads against a server
   capstan-load report [flags]                   write the comparison document
+  capstan-load report-crds [flags]              write its section on CRDs (bench/crds.sh)
 
 With a server command (after --), the tool starts the server itself,
 --startup-runs times, times each start to /readyz 200, keeps the last one
@@ -41,6 +42,8 @@ func main() {
 	var err error
 	if len(os.Args) > 1 && os.Args[1] == "report" {
 		err = report(os.Args[2:])
+	} else if len(os.Args) > 1 && os.Args[1] == "report-crds" {
+		err = reportCRDs(os.Args[2:])
 	} else {
 		err = run(ctx, os.Args[1:])
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -38,6 +40,12 @@ func report(args []string) error {
 			return err
 		}
 	}
+	// The CRD section is bench/crds.sh's: keep it.
+	if old, err := os.ReadFile(*out); err == nil {
+		c.CRDSection = loadtest.CRDSectionOf(old)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
 	if *png != "" {
 		c.ChartFile = *chartLink
 		if c.ChartFile == "" {
@@ -57,6 +65,38 @@ func report(args []string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// reportCRDs writes the CRD section of the document from the JSON
+// reports of kube-apiserver and capstan, in place of the one it had.
+func reportCRDs(args []string) error {
+	fs := flag.NewFlagSet("capstan-load report-crds", flag.ContinueOnError)
+	kube := fs.String("kube", "", "kube-apiserver's JSON report with the crds workload.")
+	capstan := fs.String("capstan", "", "capstan's JSON report with the crds workload (same etcd as kube).")
+	out := fs.String("markdown", "docs/benchmarks.md", "The document to update (made if missing).")
+	command := fs.String("command", "bench/crds.sh", "The command named in the section.")
+	var notes multiFlag
+	fs.Var(&notes, "note", "A key=value line for the section's setup (repeatable).")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	c := loadtest.Comparison{Command: *command, Notes: notes}
+	var err error
+	if c.Kube, err = loadtest.ReadReport(*kube); err != nil {
+		return err
+	}
+	if c.Capstan, err = loadtest.ReadReport(*capstan); err != nil {
+		return err
+	}
+	var section bytes.Buffer
+	if err := loadtest.WriteCRDSection(&section, c); err != nil {
+		return err
+	}
+	doc, err := os.ReadFile(*out)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return os.WriteFile(*out, loadtest.SpliceCRDSection(doc, section.Bytes()), 0o644)
 }
 
 // multiFlag collects a repeated flag.
