@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,12 +47,55 @@ type crdHandler struct {
 	entries   map[string]*crdEntry // by CRD name
 }
 
-// crdEntry is one CRD as served, with its endpoints once built.
+// crdEntry is one CRD as served, with its endpoints once built: read-only
+// ones on a first get, list or watch, the full ones on the first request
+// of another verb.
 type crdEntry struct {
-	crd     *apiextv1.CustomResourceDefinition
-	once    sync.Once
-	serving *serving
-	err     error
+	crd *apiextv1.CustomResourceDefinition
+	// built is full once built: what every request then takes, unlocked.
+	built atomic.Pointer[serving]
+
+	mu           sync.Mutex // guards the fields below, and serializes builds
+	read, full   *serving
+	readErr, err error
+}
+
+// readVerbs are the verbs read-only endpoints serve.
+var readVerbs = map[string]bool{"get": true, "list": true, "watch": true}
+
+// servingFor returns the endpoints of a request of verb, built by the
+// first request that needs them. The full endpoints, once built, serve
+// every verb. A build that failed fails every request that needs it, as
+// the endpoints depend only on what servingChanged compares: any snapshot
+// of the entry's CRD builds the same ones.
+func (h *crdHandler) servingFor(e *crdEntry, crd *apiextv1.CustomResourceDefinition, verb string) (*serving, error) {
+	if s := e.built.Load(); s != nil {
+		return s, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.full != nil || e.err != nil {
+		return e.full, e.err
+	}
+	current := func() *apiextv1.CustomResourceDefinition {
+		h.mu.RLock()
+		defer h.mu.RUnlock()
+		return e.crd
+	}
+	if readVerbs[verb] {
+		if e.read == nil && e.readErr == nil {
+			e.read, e.readErr = h.buildServing(crd, true, nil, current)
+		}
+		return e.read, e.readErr
+	}
+	// Watches being served keep the read-only endpoints they started on
+	// until they end; their storage goes on in the full ones.
+	e.full, e.err = h.buildServing(crd, false, e.read, current)
+	if e.full != nil {
+		e.read = nil
+		e.built.Store(e.full)
+	}
+	return e.full, e.err
 }
 
 func newCRDHandler(s *server.Server, storage *controlplane.StorageFactory, crds *registry.Store, logger *slog.Logger) *crdHandler {
@@ -238,12 +282,10 @@ func (h *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteStatus(w, r, ns, handlers.ErrorToStatus(err, nil))
 		return
 	}
-	// The endpoints depend only on what servingChanged compares, so any
-	// snapshot of the entry's CRD builds the same ones.
-	e.once.Do(func() { e.serving, e.err = h.buildServing(crd) })
-	if e.err != nil {
-		h.logger.Error("serving custom resources", "crd", crd.Name, "err", e.err)
-		handlers.WriteStatus(w, r, ns, handlers.ErrorToStatus(apierrors.NewInternalError(e.err), nil))
+	served, err := h.servingFor(e, crd, info.Verb)
+	if err != nil {
+		h.logger.Error("serving custom resources", "crd", crd.Name, "err", err)
+		handlers.WriteStatus(w, r, ns, handlers.ErrorToStatus(apierrors.NewInternalError(err), nil))
 		return
 	}
 	v := crdapi.GetVersion(crd, info.APIVersion)
@@ -259,12 +301,12 @@ func (h *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if info.Subresource == "" && (info.Verb == "list" || info.Verb == "watch" || info.Verb == "deletecollection") {
-		if err := e.serving.checkFieldSelector(r, info.APIVersion); err != nil {
+		if err := served.checkFieldSelector(r, info.APIVersion); err != nil {
 			handlers.WriteStatus(w, r, ns, handlers.ErrorToStatus(err, nil))
 			return
 		}
 	}
-	e.serving.router.ServeHTTP(w, r)
+	served.router.ServeHTTP(w, r)
 }
 
 // servesSubresource says whether version v of a CRD has the subresource.

@@ -2,7 +2,9 @@ package apiextensions
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -26,12 +28,23 @@ import (
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/endpoints/handlers"
 	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/storage"
 )
 
 // serving is the endpoints of one CRD: a router over the scopes of each
 // served version and its subresources.
 type serving struct {
 	router *endpoints.Router
+	// readOnly endpoints serve get, list and watch only: they have no
+	// validation and no field managers, the larger part of a CRD's
+	// endpoints, which informers of every resource (the garbage
+	// collector's) would otherwise have built for every CRD. The full
+	// endpoints take over their storage.
+	readOnly bool
+	// What the full endpoints take over from read-only ones.
+	converter conversion.Converter
+	schemas   map[string]*lazySchema       // by served version
+	storages  map[string]storage.Interface // by served version
 	// fieldLabels accepts the field selector keys of each version, as
 	// kube's converter of custom resources does.
 	fieldLabels runtime.ObjectConvertor
@@ -65,30 +78,52 @@ func (s *serving) checkFieldSelector(r *http.Request, version string) error {
 	return nil
 }
 
-// buildServing builds the endpoints of every served version of crd.
-func (h *crdHandler) buildServing(crd *apiextv1.CustomResourceDefinition) (*serving, error) {
+// buildServing builds the endpoints of every served version of crd: the
+// read-only ones, or the full ones, which take over the storage of the
+// read-only ones base if they were built. current returns the entry's CRD
+// as it is now (the same spec as crd).
+func (h *crdHandler) buildServing(crd *apiextv1.CustomResourceDefinition, readOnly bool, base *serving,
+	current func() *apiextv1.CustomResourceDefinition) (*serving, error) {
 	storageVersion, err := crdapi.StorageVersion(crd)
 	if err != nil {
 		return nil, err
 	}
-	converter, err := conversion.New(crd, conversion.Options{})
-	if err != nil {
-		return nil, err
-	}
-	structurals := map[string]*crschema.Structural{}
-	for _, v := range crd.Spec.Versions {
-		if !v.Served {
-			continue
+	out := &serving{readOnly: readOnly, storages: map[string]storage.Interface{}}
+	if base != nil {
+		out.converter, out.schemas = base.converter, base.schemas
+		maps.Copy(out.storages, base.storages)
+	} else {
+		if out.converter, err = conversion.New(crd, conversion.Options{}); err != nil {
+			return nil, err
 		}
-		s, err := versionSchema(v)
-		if err != nil {
-			return nil, fmt.Errorf("version %s: %w", v.Name, err)
+		out.schemas = map[string]*lazySchema{}
+		for _, v := range crd.Spec.Versions {
+			if !v.Served {
+				continue
+			}
+			// Checked now in any case; kept by read-only endpoints only
+			// once they read an object.
+			s, err := versionSchema(v)
+			if err != nil {
+				return nil, fmt.Errorf("version %s: %w", v.Name, err)
+			}
+			if readOnly {
+				out.schemas[v.Name] = &lazySchema{crd: current, version: v.Name}
+			} else {
+				out.schemas[v.Name] = loadedSchema(s)
+			}
 		}
-		structurals[v.Name] = s
 	}
-	types, err := h.typeConverter(crd, structurals)
-	if err != nil {
-		return nil, err
+	converter := out.converter
+	var types managedfields.TypeConverter
+	if !readOnly {
+		structurals := map[string]*crschema.Structural{}
+		for version, s := range out.schemas {
+			structurals[version] = s.get()
+		}
+		if types, err = h.typeConverter(crd, structurals); err != nil {
+			return nil, err
+		}
 	}
 	installer := h.server.Installer()
 	installer.Serializer = crSerializer{installer.Serializer}
@@ -100,17 +135,47 @@ func (h *crdHandler) buildServing(crd *apiextv1.CustomResourceDefinition) (*serv
 		}
 		kinds[v.Name] = schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Status.AcceptedNames.Kind}
 		vs := &versionServing{
-			h: h, crd: crd, version: v, structural: structurals[v.Name], installer: installer,
+			h: h, crd: crd, version: v, schema: out.schemas[v.Name], installer: installer,
 			storageGV: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVersion},
-			converter: converter, types: types,
+			converter: converter, types: types, readOnly: readOnly, storages: out.storages,
 		}
 		if err := vs.build(scopes); err != nil {
 			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
 	}
-	router := endpoints.NewRouter(installer.Serializer)
-	router.Add(crd.Spec.Group, scopes)
-	return &serving{router: router, fieldLabels: conversion.NewObjectConvertor(converter), kinds: kinds}, nil
+	out.router = endpoints.NewRouter(installer.Serializer)
+	out.router.Add(crd.Spec.Group, scopes)
+	out.fieldLabels, out.kinds = conversion.NewObjectConvertor(converter), kinds
+	return out, nil
+}
+
+// lazySchema is the structural schema of a served version, made on first
+// use: read-only endpoints need it only once they read an object, and
+// most CRDs of a large cluster have none.
+type lazySchema struct {
+	once    sync.Once
+	crd     func() *apiextv1.CustomResourceDefinition // nil once made
+	version string
+	s       *crschema.Structural
+}
+
+// loadedSchema is a lazySchema already made.
+func loadedSchema(s *crschema.Structural) *lazySchema {
+	l := &lazySchema{s: s}
+	l.once.Do(func() {})
+	return l
+}
+
+// get returns the schema, made from the CRD as it is now. The endpoints
+// were built from the same spec, whose schema was checked then.
+func (l *lazySchema) get() *crschema.Structural {
+	l.once.Do(func() {
+		if v := crdapi.GetVersion(l.crd(), l.version); v != nil {
+			l.s, _ = versionSchema(*v)
+		}
+		l.crd = nil
+	})
+	return l.s
 }
 
 // versionSchema is the structural schema of a version.
@@ -131,14 +196,17 @@ func versionSchema(v apiextv1.CustomResourceDefinitionVersion) (*crschema.Struct
 
 // versionServing builds the scopes of one served version.
 type versionServing struct {
-	h          *crdHandler
-	crd        *apiextv1.CustomResourceDefinition
-	version    apiextv1.CustomResourceDefinitionVersion
-	structural *crschema.Structural
-	installer  *endpoints.Config
-	storageGV  schema.GroupVersion
-	converter  conversion.Converter
-	types      managedfields.TypeConverter
+	h         *crdHandler
+	crd       *apiextv1.CustomResourceDefinition
+	version   apiextv1.CustomResourceDefinitionVersion
+	schema    *lazySchema
+	installer *endpoints.Config
+	storageGV schema.GroupVersion
+	converter conversion.Converter
+	types     managedfields.TypeConverter
+	readOnly  bool
+	// storages holds the storage of each version, made by the first build.
+	storages map[string]storage.Interface
 }
 
 func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
@@ -158,21 +226,26 @@ func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
 		l.SetGroupVersionKind(gv.WithKind(names.ListKind))
 		return l
 	}
-	structural := vs.structural
-	defaults := func(obj map[string]any) { crschema.Default(obj, structural) }
+	schemaOf := vs.schema.get
+	defaults := func(obj map[string]any) { crschema.Default(obj, schemaOf()) }
 	// What storage holds is coerced as kube's decoder does on read:
 	// unknown and malformed fields dropped, then defaults applied.
 	onRead := func(obj map[string]any) {
-		_, _ = crschema.CoerceResource(obj, structural, crschema.CoerceOptions{DropInvalidFields: true})
+		_, _ = crschema.CoerceResource(obj, schemaOf(), crschema.CoerceOptions{DropInvalidFields: true})
 		defaults(obj)
 	}
 	keyPrefix := "/" + crd.Spec.Group + "/" + names.Plural
-	st, err := vs.h.storage.New(controlplane.StorageSpec{
-		Resource: gr, KeyPrefix: keyPrefix, New: newFunc, NewList: newList, NoWatchCache: true,
-		Codec: &crCodec{converter: vs.converter, storage: vs.storageGV, memory: gv, defaults: onRead},
-	})
-	if err != nil {
-		return err
+	st := vs.storages[v.Name]
+	if st == nil {
+		var err error
+		st, err = vs.h.storage.New(controlplane.StorageSpec{
+			Resource: gr, KeyPrefix: keyPrefix, New: newFunc, NewList: newList, NoWatchCache: true,
+			Codec: &crCodec{converter: vs.converter, storage: vs.storageGV, memory: gv, defaults: onRead},
+		})
+		if err != nil {
+			return err
+		}
+		vs.storages[v.Name] = st
 	}
 	sub := v.Subresources
 	hasStatus := sub != nil && sub.Status != nil
@@ -180,14 +253,24 @@ func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
 	if sub != nil {
 		scale = sub.Scale
 	}
-	strategy := customresource.NewStrategy(customresource.StrategyOptions{
-		Namespaced: namespaced, Kind: gvk, Schema: structural,
-		CEL:    cel.NewValidator(structural, true, celPerCallLimit),
-		Status: hasStatus, Scale: scale, SelectableFields: v.SelectableFields,
-	})
+	opts := customresource.StrategyOptions{
+		Namespaced: namespaced, Kind: gvk, Status: hasStatus, Scale: scale, SelectableFields: v.SelectableFields,
+	}
+	var strategy *customresource.Strategy
+	var storeStrategy registry.Strategy
+	if vs.readOnly {
+		// No schema: no validators. Reads still get the defaults.
+		strategy = customresource.NewStrategy(opts)
+		storeStrategy = readStrategy{Strategy: strategy, schema: vs.schema}
+	} else {
+		structural := schemaOf()
+		opts.Schema, opts.CEL = structural, cel.NewValidator(structural, true, celPerCallLimit)
+		strategy = customresource.NewStrategy(opts)
+		storeStrategy = strategy
+	}
 	store := registry.NewStore(registry.StoreConfig{
 		Resource: gr, Kind: names.Kind, New: newFunc, NewList: newList, KeyPrefix: keyPrefix,
-		Strategy: strategy, Storage: st,
+		Strategy: storeStrategy, Storage: st,
 	})
 	table, err := customresource.NewTableConvertor(v.AdditionalPrinterColumns)
 	if err != nil {
@@ -203,7 +286,7 @@ func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
 		if !ok {
 			return nil, nil
 		}
-		return crschema.CoerceResource(u.Object, structural, crschema.CoerceOptions{ReturnUnknownFieldPaths: true})
+		return crschema.CoerceResource(u.Object, schemaOf(), crschema.CoerceOptions{ReturnUnknownFieldPaths: true})
 	}
 	mainReset := []string(nil)
 	if hasStatus {
@@ -274,13 +357,28 @@ func (vs *versionServing) fieldManager(gvk schema.GroupVersionKind, sub string, 
 			fieldpath.APIVersion(gvk.GroupVersion().String()): fieldpath.NewExcludeSetFilter(set),
 		}
 	}
-	structural := vs.structural
+	structural := vs.schema.get()
 	return managedfields.NewDefaultCRDFieldManager(vs.types, conversion.NewObjectConvertor(vs.converter),
 		defaulterFunc(func(obj runtime.Object) {
 			if u, ok := obj.(*unstructured.Unstructured); ok {
 				crschema.Default(u.Object, structural)
 			}
 		}), unstructuredCreater{}, gvk, gvk.GroupVersion(), sub, resetFields)
+}
+
+// readStrategy is the strategy of read-only endpoints: the strategy
+// without a schema, which validates nothing, but for the defaults that
+// reads apply.
+type readStrategy struct {
+	*customresource.Strategy
+	schema *lazySchema
+}
+
+// Default applies the schema's defaults.
+func (s readStrategy) Default(obj runtime.Object) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		crschema.Default(u.Object, s.schema.get())
+	}
 }
 
 type defaulterFunc func(obj runtime.Object)
