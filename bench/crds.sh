@@ -6,7 +6,7 @@
 # Writes the CRD section of docs/benchmarks.md; the rest of the document is
 # bench/compare.sh's. Everything listens on 127.0.0.1.
 #
-#   bench/crds.sh                    # N=1000; ~15 minutes on 2 cores, most of it kube's; runs under nice -n 10
+#   bench/crds.sh                    # N=1000; 11-20 minutes on 2 cores (9 of them idling before memory readings); runs under nice -n 10
 #
 # Environment (all optional):
 #   CRDS_N CRDS_C CRDS_GROUPS CRDS_FIRST_CRS   workload sizes   (default 1000 8 100 50)

@@ -39,7 +39,7 @@ func WriteMarkdown(w io.Writer, c Comparison) error {
 	fmt.Fprintf(w, "To measure again: `bench/compare.sh` (about 10 minutes on 2 cores; `BIG=1` adds 100,000 config maps). "+
 		"It builds kube-apiserver and etcd with `bench/upstream/build.sh` first if they are missing (about 20 minutes). "+
 		"`go run ./cmd/capstan-load -h` drives any kubeconfig with the same workloads. "+
-		"The section on CRDs is `bench/crds.sh`'s (about 15 minutes more).\n\n")
+		"The section on CRDs is `bench/crds.sh`'s (11 to 20 minutes more).\n\n")
 	writeSetup(w, c)
 	writeSummary(w, c)
 	for _, workload := range c.workloads() {

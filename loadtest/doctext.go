@@ -19,10 +19,11 @@ const crdsDescription = "Each server starts on a fresh `--etcd-prefix` of the sa
 	"creates and after them (`idle after`) the same way: a garbage collection forced through each server's " +
 	"`--debug-socket-path` (pprof's `heap?gc=1`), `settleSeconds` of idling (longer than the 75 s of history the watch " +
 	"caches keep), the RSS, then another forced collection and the Go heap in use. Per CRD is the growth divided by N. " +
-	"Then one custom resource is created in each of `firstCRs` CRDs, one after the other (the first write to a CRD " +
-	"builds its storage and handlers in both servers), then a second one in each, and the heap is read again the same " +
-	"way: `per CRD with a CR` is its growth divided by `firstCRs`. Last, the CRDs are deleted in one request " +
-	"(deletecollection) and waited for."
+	"Then one custom resource is created in each of `firstCRs` CRDs, one after the other: in kube-apiserver the first " +
+	"request to a CRD builds its storage, handlers and watch cache; in capstan, whose garbage collector has read every CRD's " +
+	"resource through read-only endpoints already, the first write builds the full ones (validation, field managers). " +
+	"Then a second one in each, and the heap is read again the same way: `per CRD with a CR` is its growth divided by " +
+	"`firstCRs`. Last, the CRDs are deleted in one request (deletecollection) and waited for."
 
 // crdsCaveats are what to keep in mind about the CRD numbers.
 const crdsCaveats = `Caveats of this section:
