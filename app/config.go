@@ -120,9 +120,9 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	return c, err
 }
 
-func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x509.CertPool, l net.Listener) (server.CompletedConfig, error) {
+func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pki.ClientCABundle, l net.Listener) (server.CompletedConfig, error) {
 	x509Auth := authn.NewX509(func() x509.VerifyOptions {
-		return x509.VerifyOptions{Roots: clientCAs, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+		return x509.VerifyOptions{Roots: clientCAs.Pool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
 	})
 	auths := []authn.Authenticator{x509Auth}
 	if c.Authentication.Tokens != nil {
@@ -131,6 +131,14 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x5
 	var auth authn.Authenticator = authn.Union(auths...)
 	if o.AnonymousAuth {
 		auth = authn.UnionFailOnError(auth, publicPathsOnly(authn.NewAnonymous()))
+	}
+	tlsFlags, err := o.TLS.config()
+	if err != nil {
+		return server.CompletedConfig{}, err
+	}
+	sni, err := pki.NewCertSelector(certs.Certificate, tlsFlags.sni)
+	if err != nil {
+		return server.CompletedConfig{}, err
 	}
 	catalog := openapi.NewCatalog(scheme.Scheme, generated.GetOpenAPIDefinitions)
 	types := openapi.TypeConverter(catalog)
@@ -142,7 +150,8 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x5
 	}()
 	cfg := server.Config{
 		Serving: server.ServingConfig{
-			Listener: l, Certificate: certs.Certificate, ClientCAs: clientCAs,
+			Listener: l, GetCertificate: sni.GetCertificate, ClientCAs: clientCAs.Pool,
+			MinTLSVersion: tlsFlags.minVersion, CipherSuites: tlsFlags.cipherSuites, CurvePreferences: tlsFlags.curves,
 			ExternalAddress: l.Addr().String(),
 		},
 		Codecs: server.CodecConfig{
@@ -170,19 +179,12 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *x5
 	return cfg.Complete()
 }
 
-func clientCAPool(o *Options, certs pki.ServingCerts) (*x509.CertPool, error) {
-	pool := x509.NewCertPool()
-	if o.ClientCAFile != "" {
-		p, err := pki.LoadClientCAFile(o.ClientCAFile)
-		if err != nil {
-			return nil, fmt.Errorf("--client-ca-file: %w", err)
-		}
-		pool = p
+func clientCAPool(o *Options, certs pki.ServingCerts) (*pki.ClientCABundle, error) {
+	b, err := pki.NewClientCABundle(o.ClientCAFile, certs.CAPEM)
+	if err != nil {
+		return nil, fmt.Errorf("--client-ca-file: %w", err)
 	}
-	if len(certs.CAPEM) > 0 {
-		pool.AppendCertsFromPEM(certs.CAPEM)
-	}
-	return pool, nil
+	return b, nil
 }
 
 // clientHost is the host clients use: the advertise address, or loopback

@@ -29,6 +29,10 @@ type Options struct {
 	TLSKeyFile       string
 	ClientCAFile     string
 	AnonymousAuth    bool
+
+	// TLS are --tls-min-version, --tls-cipher-suites, --tls-curve-preferences and --tls-sni-cert-key.
+	TLS TLSOptions
+
 	// TokenAuthFile is --token-auth-file: static bearer tokens.
 	TokenAuthFile string
 	// ServiceAccounts are the --service-account-* flags and --api-audiences.
@@ -84,6 +88,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "The directory where the TLS certs are located (apiserver.crt, apiserver.key). Defaults to <data-dir>/pki. Ignored if --tls-cert-file and --tls-private-key-file are given.")
 	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the default x509 serving certificate for HTTPS.")
 	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File containing the default x509 private key matching --tls-cert-file.")
+	o.TLS.AddFlags(fs)
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	fs.StringArrayVar(&o.ServiceAccountIssuers, "service-account-issuer", o.ServiceAccountIssuers, "Identifier of the service account token issuer: the iss claim of issued tokens, and the URL of the discovery document at {service-account-issuer}/.well-known/openid-configuration. "+
@@ -139,6 +144,9 @@ func (o *Options) Validate() error {
 	}
 	if o.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir must not be empty"))
+	}
+	if err := o.TLS.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := o.Services.Validate(); err != nil {
 		errs = append(errs, err)

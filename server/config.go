@@ -56,10 +56,20 @@ type Config struct {
 // ServingConfig is how the server listens.
 type ServingConfig struct {
 	Listener net.Listener
-	// Certificate returns the serving certificate (it may be reloaded).
-	Certificate func() (*tls.Certificate, error)
-	// ClientCAs verify client certificates; nil accepts none.
-	ClientCAs *x509.CertPool
+	// GetCertificate returns the serving certificate of a handshake (it
+	// may be chosen by server name, and reloaded).
+	GetCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)
+	// ClientCAs returns the CAs named to clients as those their
+	// certificates should chain to (the x509 authenticator verifies them);
+	// nil names none.
+	ClientCAs func() *x509.CertPool
+	// MinTLSVersion is the lowest TLS version accepted; 0 means TLS 1.2.
+	MinTLSVersion uint16
+	// CipherSuites are the TLS 1.0-1.2 cipher suites accepted; nil means
+	// Go's defaults.
+	CipherSuites []uint16
+	// CurvePreferences are the key exchanges allowed; nil means Go's.
+	CurvePreferences []tls.CurveID
 	// ExternalAddress is host:port as clients reach the server.
 	ExternalAddress string
 }

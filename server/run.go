@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -141,17 +142,31 @@ func (p *PreparedServer) shutdown(srv *http.Server, stopHooks context.CancelFunc
 
 func (p *PreparedServer) tlsConfig() *tls.Config {
 	s := p.config.Serving
-	return &tls.Config{
-		MinVersion: tls.VersionTLS12,
-		NextProtos: []string{"h2", "http/1.1"},
-		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
-			return s.Certificate()
-		},
+	c := &tls.Config{
+		MinVersion:       cmp.Or(s.MinTLSVersion, tls.VersionTLS12),
+		CipherSuites:     s.CipherSuites,
+		CurvePreferences: s.CurvePreferences,
+		NextProtos:       []string{"h2", "http/1.1"},
+		GetCertificate:   s.GetCertificate,
 		// Client certificates are asked for and verified by the x509
 		// authenticator, so that other credentials work without one.
 		ClientAuth: tls.RequestClientCert,
-		ClientCAs:  s.ClientCAs,
 	}
+	if s.ClientCAs != nil {
+		// The pool only names acceptable CAs in the handshake; it may
+		// change when --client-ca-file does.
+		c.ClientCAs = s.ClientCAs()
+		c.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
+			pool := s.ClientCAs()
+			if pool == c.ClientCAs {
+				return nil, nil
+			}
+			withPool := c.Clone()
+			withPool.ClientCAs, withPool.GetConfigForClient = pool, nil
+			return withPool, nil
+		}
+	}
+	return c
 }
 
 func (p *PreparedServer) runPostStartHooks(ctx context.Context) {

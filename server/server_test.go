@@ -32,7 +32,7 @@ func startServer(t *testing.T, delay time.Duration, hooks map[string]server.Hook
 		t.Fatal(err)
 	}
 	c := server.Config{
-		Serving:               server.ServingConfig{Listener: l, Certificate: certs.Certificate, ExternalAddress: l.Addr().String()},
+		Serving:               server.ServingConfig{Listener: l, GetCertificate: certs.GetCertificate, ExternalAddress: l.Addr().String()},
 		Codecs:                server.CodecConfig{Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme},
 		Authentication:        authn.NewAnonymous(),
 		Loopback:              server.NewLoopback(),
