@@ -85,6 +85,10 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	if err != nil {
 		return nil, err
 	}
+	proxy, trust, err := frontProxy(o, certs)
+	if err != nil {
+		return nil, err
+	}
 	listener, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress.String(), strconv.Itoa(o.SecurePort)))
 	if err != nil {
 		return nil, fmt.Errorf("listening on --secure-port: %w", err)
@@ -113,24 +117,32 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 		ServiceAccountKeyFiles: o.ServiceAccountKeyFiles, ServiceAccountSigningKeyFile: o.ServiceAccountSigningKeyFile,
 		CertDir: o.CertDir, ServiceAccountMaxExpiration: o.ServiceAccountMaxExpiration, ServiceAccountJWKSURI: o.ServiceAccountJWKSURI,
 		ExternalAddress: net.JoinHostPort(clientHost(o), strconv.Itoa(port)), Logger: logger,
+		BootstrapTokens: o.Authn.BootstrapToken, WebhookCacheTTL: o.Authn.WebhookCacheTTL,
+		Webhook: authn.WebhookOptions{KubeconfigFile: o.Authn.WebhookConfigFile, Version: o.Authn.WebhookVersion},
+		Trust:   trust,
 	}); err != nil {
 		return nil, err
 	}
-	c.Generic, err = c.genericConfig(o, certs, clientCAs, listener)
+	c.Generic, err = c.genericConfig(o, certs, clientCAs, proxy, listener)
 	return c, err
 }
 
-func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pki.ClientCABundle, l net.Listener) (server.CompletedConfig, error) {
-	x509Auth := authn.NewX509(func() x509.VerifyOptions {
+func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pki.ClientCABundle, proxy frontProxyConfig, l net.Listener) (server.CompletedConfig, error) {
+	// kube's order: the front proxy, client certificates, bearer tokens;
+	// anonymous only when none of them found credentials, valid or not.
+	var auths []authn.Authenticator
+	if proxy.authenticator != nil {
+		auths = append(auths, proxy.authenticator)
+	}
+	auths = append(auths, authn.NewX509(func() x509.VerifyOptions {
 		return x509.VerifyOptions{Roots: clientCAs.Pool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	})
-	auths := []authn.Authenticator{x509Auth}
+	}))
 	if c.Authentication.Tokens != nil {
 		auths = append(auths, authn.NewBearerToken(c.Authentication.Tokens, c.Authentication.APIAudiences))
 	}
 	var auth authn.Authenticator = authn.Union(auths...)
 	if o.AnonymousAuth {
-		auth = authn.UnionFailOnError(auth, publicPathsOnly(authn.NewAnonymous()))
+		auth = authn.UnionFailOnError(auth, authn.NewAnonymous())
 	}
 	tlsFlags, err := o.TLS.config()
 	if err != nil {
@@ -158,10 +170,11 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pk
 			Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme,
 			Convertor: scheme.Scheme, TypeConverter: types,
 		},
-		Authentication: auth,
-		Authorization:  c.Authorization.Authorizer,
-		Loopback:       server.NewLoopback(),
-		Discovery:      discovery.NewRegistry(),
+		Authentication:        auth,
+		Authorization:         c.Authorization.Authorizer,
+		Loopback:              server.NewLoopback(),
+		AuthenticationHeaders: proxy.headers,
+		Discovery:             discovery.NewRegistry(),
 		// The CRD server publishes its kinds in the dynamic part.
 		OpenAPI: openapi.WithDynamic(catalog, openapi.NewDynamicCatalog()),
 		HealthChecks: []server.HealthCheck{etcdCheck(c.etcdClient),

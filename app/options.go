@@ -43,6 +43,9 @@ type Options struct {
 	ServiceAccountJWKSURI        string
 	APIAudiences                 []string
 
+	// Authn are the front proxy, bootstrap token and token webhook flags.
+	Authn AuthnOptions
+
 	// AuthorizationModes is --authorization-mode, in order.
 	AuthorizationModes []string
 
@@ -77,6 +80,7 @@ func NewOptions() *Options {
 		MaxRequestsInFlight: 400, MaxMutatingInFlight: 200,
 		EventTTL: time.Hour, Services: NewServiceOptions(),
 		ServiceAccountIssuers: []string{controlplane.DefaultServiceAccountIssuer},
+		Authn:                 NewAuthnOptions(),
 	}
 }
 
@@ -100,7 +104,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ServiceAccountMaxExpiration, "service-account-max-token-expiration", o.ServiceAccountMaxExpiration, "The maximum validity duration of a token created by the service account token issuer. Longer TokenRequests are shortened to it (0: no maximum).")
 	fs.StringVar(&o.ServiceAccountJWKSURI, "service-account-jwks-uri", o.ServiceAccountJWKSURI, "Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration.")
 	fs.StringSliceVar(&o.APIAudiences, "api-audiences", o.APIAudiences, "Identifiers of the API. Tokens used against the API must be bound to at least one of these audiences. Defaults to --service-account-issuer.")
-	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to /healthz, /livez, /readyz and /version. Other requests without credentials are rejected with 401.")
+	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
+	o.Authn.AddFlags(fs)
 	fs.StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: "+
 		strings.Join(authz.ModeChoices, ",")+" (capstan implements "+strings.Join(authz.ImplementedModes, ",")+"). Members of system:masters are always allowed.")
 	o.Services.AddFlags(fs)
@@ -164,6 +169,9 @@ func (o *Options) Validate() error {
 				errs = append(errs, fmt.Errorf("service-account-issuer %q contained a ':' but was not a valid URL: %v", iss, err))
 			}
 		}
+	}
+	if err := o.Authn.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := authz.ValidateModes(o.AuthorizationModes); err != nil {
 		errs = append(errs, err)

@@ -237,77 +237,19 @@ type ServiceAccountTokenOptions struct {
 // system:serviceaccounts and system:serviceaccounts:<namespace>, with the
 // token's ID as credential ID and the bound pod's name and UID in Extra.
 func NewServiceAccountToken(o ServiceAccountTokenOptions) (TokenAuthenticator, error) {
-	if len(o.Keys) == 0 {
-		return nil, errors.New("service account tokens need at least one public key")
-	}
-	type key struct {
-		id  string
-		key crypto.PublicKey
-	}
-	keys := make([]key, 0, len(o.Keys))
-	for _, k := range o.Keys {
-		id, err := KeyID(k)
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, key{id, k})
+	v, err := newJWTVerifier(o.Issuers, o.Keys, o.ImplicitAudiences)
+	if err != nil {
+		return nil, err
 	}
 	now := o.Now
 	if now == nil {
 		now = time.Now
 	}
-	issuers := slices.Clone(o.Issuers)
-	implicit := slices.Clone(o.ImplicitAudiences)
 	return TokenAuthenticatorFunc(func(ctx context.Context, token string) (*Response, bool, error) {
-		if !slices.Contains(issuers, unverifiedIssuer(token)) {
-			return nil, false, nil
-		}
-		tok, err := jwt.ParseSigned(token, tokenAlgorithms)
-		if err != nil {
-			return nil, false, nil
-		}
-		var kid string
-		for _, h := range tok.Headers {
-			if h.KeyID != "" {
-				kid = h.KeyID
-				break
-			}
-		}
-		public, private := &jwt.Claims{}, &ServiceAccountClaims{}
-		var errs []error
-		verified, tried := false, 0
-		for _, k := range keys {
-			if kid != "" && k.id != kid {
-				continue
-			}
-			tried++
-			if err := tok.Claims(k.key, public, private); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			verified = true
-			break
-		}
-		switch {
-		case tried == 0:
-			return nil, false, errors.New("invalid signature, no keys found")
-		case !verified:
-			return nil, false, errors.Join(errs...)
-		}
-		if !slices.Contains(issuers, public.Issuer) {
-			return nil, false, fmt.Errorf("token issuer %q is invalid", public.Issuer)
-		}
-		tokenAuds := []string(public.Audience)
-		if len(tokenAuds) == 0 {
-			tokenAuds = implicit
-		}
-		requested, ok := AudiencesFrom(ctx)
-		if !ok {
-			requested = implicit
-		}
-		auds := IntersectAudiences(tokenAuds, requested)
-		if len(auds) == 0 && len(implicit) != 0 {
-			return nil, false, fmt.Errorf("token audiences %q is invalid for the target audiences %q", tokenAuds, requested)
+		private := &ServiceAccountClaims{}
+		public, auds, ok, err := v.verify(ctx, token, private)
+		if !ok || err != nil {
+			return nil, false, err
 		}
 		u, err := validateServiceAccountClaims(ctx, o.Getter, now(), public, private)
 		if err != nil {
@@ -315,6 +257,92 @@ func NewServiceAccountToken(o ServiceAccountTokenOptions) (TokenAuthenticator, e
 		}
 		return &Response{User: u, Audiences: auds}, true, nil
 	}), nil
+}
+
+// jwtVerifier checks the signature, issuer and audiences of service
+// account tokens.
+type jwtVerifier struct {
+	issuers  []string
+	keys     []verifyingKey
+	implicit []string
+}
+
+type verifyingKey struct {
+	id  string
+	key crypto.PublicKey
+}
+
+func newJWTVerifier(issuers []string, keys []crypto.PublicKey, implicitAudiences []string) (*jwtVerifier, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("service account tokens need at least one public key")
+	}
+	v := &jwtVerifier{issuers: slices.Clone(issuers), implicit: slices.Clone(implicitAudiences)}
+	for _, k := range keys {
+		id, err := KeyID(k)
+		if err != nil {
+			return nil, err
+		}
+		v.keys = append(v.keys, verifyingKey{id, k})
+	}
+	return v, nil
+}
+
+// verify checks token and decodes its claims into the registered ones it
+// returns and private; it returns the audiences in common with those the
+// context asks for. ok is false, with no error, for a token that is not a
+// JWT of one of the issuers.
+func (v *jwtVerifier) verify(ctx context.Context, token string, private any) (_ *jwt.Claims, auds []string, ok bool, _ error) {
+	if !slices.Contains(v.issuers, unverifiedIssuer(token)) {
+		return nil, nil, false, nil
+	}
+	tok, err := jwt.ParseSigned(token, tokenAlgorithms)
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	var kid string
+	for _, h := range tok.Headers {
+		if h.KeyID != "" {
+			kid = h.KeyID
+			break
+		}
+	}
+	public := &jwt.Claims{}
+	var errs []error
+	verified, tried := false, 0
+	for _, k := range v.keys {
+		if kid != "" && k.id != kid {
+			continue
+		}
+		tried++
+		if err := tok.Claims(k.key, public, private); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		verified = true
+		break
+	}
+	switch {
+	case tried == 0:
+		return nil, nil, false, errors.New("invalid signature, no keys found")
+	case !verified:
+		return nil, nil, false, errors.Join(errs...)
+	}
+	if !slices.Contains(v.issuers, public.Issuer) {
+		return nil, nil, false, fmt.Errorf("token issuer %q is invalid", public.Issuer)
+	}
+	tokenAuds := []string(public.Audience)
+	if len(tokenAuds) == 0 {
+		tokenAuds = v.implicit
+	}
+	requested, set := AudiencesFrom(ctx)
+	if !set {
+		requested = v.implicit
+	}
+	auds = IntersectAudiences(tokenAuds, requested)
+	if len(auds) == 0 && len(v.implicit) != 0 {
+		return nil, nil, false, fmt.Errorf("token audiences %q is invalid for the target audiences %q", tokenAuds, requested)
+	}
+	return public, auds, true, nil
 }
 
 // unverifiedIssuer reads the iss of a compact JWS without verifying it, to

@@ -1,13 +1,20 @@
 package controlplane
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/capstan-io/capstan/apis/authentication"
 	"github.com/capstan-io/capstan/authn"
@@ -41,6 +48,16 @@ type AuthenticationConfig struct {
 	ServiceAccountJWKSURI string
 	ExternalAddress       string
 	Logger                *slog.Logger
+
+	// BootstrapTokens is --enable-bootstrap-token-auth.
+	BootstrapTokens bool
+	// Webhook, when its KubeconfigFile is set, is the token webhook
+	// (--authentication-token-webhook-*); WebhookCacheTTL keeps its answers.
+	Webhook         authn.WebhookOptions
+	WebhookCacheTTL time.Duration
+	// Trust is what the extension-apiserver-authentication ConfigMap
+	// publishes.
+	Trust ClusterAuthenticationTrust
 }
 
 // Authentication is the token authentication of the server chain: the
@@ -57,13 +74,16 @@ type Authentication struct {
 	signer        *authn.TokenSigner // nil without service account tokens
 	maxExpiration time.Duration
 	getter        *saGetter
+	// secrets labels the secrets of legacy tokens once the server runs.
+	secrets atomic.Pointer[kubernetes.Clientset]
+	trust   ClusterAuthenticationTrust
 	// The OIDC discovery documents; nil when not served.
 	openIDConfig, jwks []byte
 }
 
 // NewAuthentication builds the token authenticators of cfg.
 func NewAuthentication(cfg AuthenticationConfig) (*Authentication, error) {
-	a := &Authentication{APIAudiences: slices.Clone(cfg.APIAudiences), maxExpiration: cfg.ServiceAccountMaxExpiration, getter: &saGetter{}}
+	a := &Authentication{APIAudiences: slices.Clone(cfg.APIAudiences), maxExpiration: cfg.ServiceAccountMaxExpiration, getter: &saGetter{}, trust: cfg.Trust}
 	if len(a.APIAudiences) == 0 {
 		a.APIAudiences = slices.Clone(cfg.ServiceAccountIssuers)
 	}
@@ -80,6 +100,13 @@ func NewAuthentication(cfg AuthenticationConfig) (*Authentication, error) {
 		if err != nil {
 			return nil, err
 		}
+		legacy, err := authn.NewLegacyServiceAccountToken(authn.LegacyServiceAccountTokenOptions{
+			Keys: keys, ImplicitAudiences: a.APIAudiences, Getter: a.getter, MarkUsed: a.markLegacyTokenUsed, Logger: cfg.Logger,
+		})
+		if err != nil {
+			return nil, err
+		}
+		tokens = append(tokens, legacy)
 		if a.signer, err = authn.NewTokenSigner(cfg.ServiceAccountIssuers[0], signingKey); err != nil {
 			return nil, fmt.Errorf("--service-account-signing-key-file: %w", err)
 		}
@@ -98,10 +125,54 @@ func NewAuthentication(cfg AuthenticationConfig) (*Authentication, error) {
 			cfg.Logger.Warn("not serving the service account issuer discovery documents: the issuer is not an https URL", "issuer", cfg.ServiceAccountIssuers[0])
 		}
 	}
+	if cfg.BootstrapTokens {
+		bootstrap := authn.NewBootstrapToken(func(ctx context.Context, name string) (*corev1.Secret, error) {
+			return a.getter.GetSecret(ctx, metav1.NamespaceSystem, name)
+		}, cfg.Logger, nil)
+		tokens = append(tokens, authn.AudienceAgnostic(a.APIAudiences, bootstrap))
+	}
+	if cfg.Webhook.KubeconfigFile != "" {
+		webhook, err := newWebhookToken(cfg.Webhook, a.APIAudiences, cfg.WebhookCacheTTL)
+		if err != nil {
+			return nil, fmt.Errorf("--authentication-token-webhook-config-file: %w", err)
+		}
+		tokens = append(tokens, webhook)
+	}
 	if len(tokens) > 0 {
-		a.Tokens = authn.UnionTokens(tokens...)
+		a.Tokens = authn.NewCachedToken(authn.UnionTokens(tokens...), authn.TokenCacheOptions{
+			SuccessTTL: authn.TokenSuccessCacheTTL, FailureTTL: authn.TokenFailureCacheTTL, CacheErrors: true,
+		})
 	}
 	return a, nil
+}
+
+// newWebhookToken is the token webhook behind its own cache, which keeps
+// successes and refusals (not errors) for ttl, as kube's.
+func newWebhookToken(o authn.WebhookOptions, apiAudiences []string, ttl time.Duration) (authn.TokenAuthenticator, error) {
+	o.ImplicitAudiences = apiAudiences
+	webhook, err := authn.NewWebhookToken(o)
+	if err != nil {
+		return nil, err
+	}
+	return authn.NewCachedToken(webhook, authn.TokenCacheOptions{SuccessTTL: ttl, FailureTTL: ttl}), nil
+}
+
+// markLegacyTokenUsed labels the secret of a legacy token with the day it
+// was used, through the API (so it is audited and watched like any write);
+// the UID in the patch makes it fail on a secret recreated meanwhile.
+func (a *Authentication) markLegacyTokenUsed(ctx context.Context, secret *corev1.Secret, today string) error {
+	client := a.secrets.Load()
+	if client == nil {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"uid": secret.UID, "labels": map[string]string{authn.LegacyTokenLastUsedLabel: today},
+	}})
+	if err != nil {
+		return err
+	}
+	_, err = client.CoreV1().Secrets(secret.Namespace).Patch(ctx, secret.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
 }
 
 // ValidateServiceAccountMaxExpiration checks --service-account-max-token-expiration

@@ -107,6 +107,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	s.AddPostStartHook("start-system-namespaces-controller", c.ensureSystemNamespaces)
 	s.AddPostStartHook("start-namespace-controller", c.runNamespaceController)
 	s.AddPostStartHook("start-garbage-collector", c.runGarbageCollector)
+	s.AddPostStartHook("start-cluster-authentication-info-controller", c.runAuthenticationTrust)
 	return &Instance{Server: s}, nil
 }
 

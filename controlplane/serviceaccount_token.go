@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/keyutil"
 
 	"github.com/capstan-io/capstan/authn"
@@ -184,6 +185,11 @@ func (c Config) installServiceAccountTokens(s *server.Server, core *builtGroup) 
 		return nil
 	}
 	a.getter.stores.Store(&saStores{serviceAccounts: core.stores["serviceaccounts"], pods: core.stores["pods"], secrets: core.stores["secrets"]})
+	secrets, err := kubernetes.NewForConfig(s.LoopbackClientConfig())
+	if err != nil {
+		return err
+	}
+	a.secrets.Store(secrets)
 	tokens := &TokenREST{
 		serviceAccounts: core.stores["serviceaccounts"], pods: core.stores["pods"], secrets: core.stores["secrets"], nodes: core.stores["nodes"],
 		signer: a.signer, audiences: a.APIAudiences, maxExpiration: a.maxExpiration,

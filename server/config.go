@@ -37,6 +37,9 @@ type Config struct {
 	// Loopback is the server's in-process client; its authenticator is
 	// added to Authentication.
 	Loopback *Loopback
+	// AuthenticationHeaders are the front proxy's headers
+	// (--requestheader-*), removed from authenticated requests.
+	AuthenticationHeaders authn.RequestHeaders
 	// Discovery is shared by the servers of a chain.
 	Discovery *discovery.Registry
 	// OpenAPI, if set, holds the definitions of the served kinds, and the

@@ -88,7 +88,7 @@ func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
 		filters.WithRequestInfo(request.NewParser()),
 		filters.WithLongRunningStop(s.watchStop),
 		filters.WithTimeout(c.Limits.RequestTimeout),
-		filters.WithAuthentication(auth, c.Logger),
+		filters.WithAuthentication(auth, c.AuthenticationHeaders, c.Logger),
 		filters.WithImpersonation(c.Authorization, c.Logger),
 		filters.WithMaxInFlightLimit(c.Limits.MaxRequestsInFlight, c.Limits.MaxMutatingRequestsInFlight),
 		filters.WithAuthorization(c.Authorization, c.Logger),

@@ -10,8 +10,12 @@ import (
 )
 
 // WithAuthentication authenticates each request and puts its user in the
-// context. A request no authenticator accepts gets 401.
-func WithAuthentication(auth authn.Authenticator, logger *slog.Logger) Filter {
+// context. A request no authenticator accepts gets 401. Once authenticated,
+// the request loses its credentials: the Authorization header, the
+// standard front-proxy headers (X-Remote-*) and those of proxyHeaders
+// (--requestheader-*), so that nothing below, a proxied backend included,
+// sees them.
+func WithAuthentication(auth authn.Authenticator, proxyHeaders authn.RequestHeaders, logger *slog.Logger) Filter {
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			resp, ok, err := auth.AuthenticateRequest(r)
@@ -22,8 +26,9 @@ func WithAuthentication(auth authn.Authenticator, logger *slog.Logger) Filter {
 				writeStatus(w, http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized")
 				return
 			}
-			// Credentials stop here: nothing below should see them.
 			r.Header.Del("Authorization")
+			authn.StandardRequestHeaders.Clear(r.Header)
+			proxyHeaders.Clear(r.Header)
 			h.ServeHTTP(w, r.WithContext(authn.WithUser(r.Context(), resp.User)))
 		})
 	}

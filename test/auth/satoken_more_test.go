@@ -229,7 +229,7 @@ func TestServiceAccountIssuerDiscovery(t *testing.T) {
 		t.Errorf("review of an expired token: %v %+v", err, r)
 	}
 	// Anonymous users may not read the discovery documents.
-	if _, err := tokenClient(t, s, "").CoreV1().RESTClient().Get().AbsPath("/openid/v1/jwks").DoRaw(ctx(t)); !apierrors.IsUnauthorized(err) {
-		t.Errorf("anonymous jwks: want 401, got %v", err)
+	if _, err := tokenClient(t, s, "").CoreV1().RESTClient().Get().AbsPath("/openid/v1/jwks").DoRaw(ctx(t)); !apierrors.IsForbidden(err) {
+		t.Errorf("anonymous jwks: want 403, got %v", err)
 	}
 }

@@ -44,8 +44,9 @@ func TestHealthAndVersion(t *testing.T) {
 	}
 }
 
-// TestAnonymous: a client without credentials reads the health and version
-// paths and nothing else.
+// TestAnonymous: a client without credentials is system:anonymous, as in
+// kube: RBAC lets it read the health and version paths
+// (system:public-info-viewer) and forbids the rest with kube's messages.
 func TestAnonymous(t *testing.T) {
 	e := start(t)
 	anon := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: serverCA(t, e)}}}
@@ -58,14 +59,34 @@ func TestAnonymous(t *testing.T) {
 	// named checks: anonymous users may not read /readyz/etcd.
 	r := doWith(t, anon, http.MethodGet, e.URL+"/readyz/etcd", nil)
 	r.wantStatus(t, 403, metav1.StatusReasonForbidden, `forbidden: User "system:anonymous" cannot get path "/readyz/etcd"`)
-	for _, path := range []string{"/api/v1/namespaces", "/api/v1/namespaces/default/configmaps", "/apis/coordination.k8s.io/v1/leases"} {
+	// system:discovery is bound to system:authenticated only.
+	for _, path := range []string{"/api", "/apis", "/apis/apps/v1"} {
 		r := doWith(t, anon, http.MethodGet, e.URL+path, nil)
-		r.wantStatus(t, 401, metav1.StatusReasonUnauthorized, "Unauthorized")
+		r.wantStatus(t, 403, metav1.StatusReasonForbidden, `forbidden: User "system:anonymous" cannot get path "`+path+`"`)
+	}
+	for path, msg := range map[string]string{
+		"/api/v1/namespaces":                    `namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope`,
+		"/api/v1/namespaces/default/configmaps": `configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "default"`,
+		"/apis/coordination.k8s.io/v1/leases":   `leases.coordination.k8s.io is forbidden: User "system:anonymous" cannot list resource "leases" in API group "coordination.k8s.io" at the cluster scope`,
+	} {
+		r := doWith(t, anon, http.MethodGet, e.URL+path, nil)
+		r.wantStatus(t, 403, metav1.StatusReasonForbidden, msg)
 	}
 	r = doWith(t, anon, http.MethodPost, e.URL+"/api/v1/namespaces", []byte(`{"metadata":{"name":"anon"}}`))
-	r.wantStatus(t, 401, metav1.StatusReasonUnauthorized, "Unauthorized")
+	r.wantStatus(t, 403, metav1.StatusReasonForbidden, `namespaces is forbidden: User "system:anonymous" cannot create resource "namespaces" in API group "" at the cluster scope`)
 	if _, err := e.c.CoreV1().Namespaces().Get(ctx(t), "anon", metav1.GetOptions{}); err == nil {
 		t.Fatal("an anonymous create went through")
+	}
+	// A bad credential is never anonymous: 401.
+	req, _ := http.NewRequest(http.MethodGet, e.URL+"/version", nil)
+	req.Header.Set("Authorization", "Bearer not-a-token")
+	resp, err := anon.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Errorf("GET /version with a bad token = %d, want 401", resp.StatusCode)
 	}
 }
 
