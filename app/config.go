@@ -24,6 +24,7 @@ import (
 	"github.com/capstan-io/capstan/pki"
 	"github.com/capstan-io/capstan/server"
 	"github.com/capstan-io/capstan/storage/embedded"
+	"github.com/capstan-io/capstan/storage/encryptionconfig"
 	"github.com/capstan-io/capstan/storage/etcd3"
 )
 
@@ -52,6 +53,7 @@ type Config struct {
 
 	etcdClient *clientv3.Client
 	compactor  *etcd3.Compactor
+	encryption *encryptionconfig.Set
 	closers    []func() error
 }
 
@@ -105,9 +107,15 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 			return nil, fmt.Errorf("admin kubeconfig: %w", err)
 		}
 	}
+	if c.encryption, err = c.loadEncryption(ctx, o); err != nil {
+		return nil, err
+	}
 	c.Storage = &controlplane.StorageFactory{
 		Client: c.etcdClient, Prefix: o.EtcdPrefix, Scheme: scheme.Scheme, Codecs: scheme.Codecs, Logger: logger,
 		WatchCache: o.WatchCache, Compactions: c.compactor,
+	}
+	if c.encryption != nil {
+		c.Storage.Transformers = c.encryption
 	}
 	if c.Authorization, err = controlplane.NewAuthorization(o.AuthorizationModes); err != nil {
 		return nil, fmt.Errorf("--authorization-mode: %w", err)
@@ -177,8 +185,9 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pk
 		Discovery:             discovery.NewRegistry(),
 		// The CRD server publishes its kinds in the dynamic part.
 		OpenAPI: openapi.WithDynamic(catalog, openapi.NewDynamicCatalog()),
-		HealthChecks: []server.HealthCheck{etcdCheck(c.etcdClient),
+		HealthChecks: append([]server.HealthCheck{etcdCheck(c.etcdClient),
 			{Name: "watch-cache", Check: func(*http.Request) error { return c.Storage.CachesReady() }}},
+			encryptionHealthCheck(c.encryption)...),
 		Limits: server.LimitsConfig{
 			RequestTimeout: o.RequestTimeout, MinRequestTimeout: time.Duration(o.MinRequestTimeout) * time.Second,
 			MaxRequestBodyBytes: o.MaxRequestBodyBytes, MaxRequestsInFlight: o.MaxRequestsInFlight,

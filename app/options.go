@@ -51,6 +51,8 @@ type Options struct {
 
 	// Services are --service-cluster-ip-range and --service-node-port-range.
 	Services ServiceOptions
+	// Encryption are the --encryption-provider-config flags.
+	Encryption EncryptionOptions
 
 	EtcdServers []string
 	WatchCache  bool
@@ -78,7 +80,7 @@ func NewOptions() *Options {
 		EtcdPrefix: "/registry", DataDir: "capstan-data", WatchCache: true,
 		RequestTimeout: time.Minute, MinRequestTimeout: 1800, MaxRequestBodyBytes: 3 * 1024 * 1024,
 		MaxRequestsInFlight: 400, MaxMutatingInFlight: 200,
-		EventTTL: time.Hour, Services: NewServiceOptions(),
+		EventTTL: time.Hour, Services: NewServiceOptions(), Encryption: NewEncryptionOptions(),
 		ServiceAccountIssuers: []string{controlplane.DefaultServiceAccountIssuer},
 		Authn:                 NewAuthnOptions(),
 	}
@@ -109,6 +111,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: "+
 		strings.Join(authz.ModeChoices, ",")+" (capstan implements "+strings.Join(authz.ImplementedModes, ",")+"). Members of system:masters are always allowed.")
 	o.Services.AddFlags(fs)
+	o.Encryption.AddFlags(fs)
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Without it capstan runs an embedded etcd in --data-dir.")
 	fs.BoolVar(&o.WatchCache, "watch-cache", o.WatchCache, "Serve lists and watches from a cache in front of etcd.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
@@ -154,6 +157,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := o.Services.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Encryption.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := controlplane.ValidateServiceAccountMaxExpiration(o.ServiceAccountMaxExpiration); err != nil {

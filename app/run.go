@@ -48,6 +48,7 @@ func Run(ctx context.Context, o *Options, out io.Writer, ready func(*Config)) er
 	if err != nil {
 		return err
 	}
+	c.addEncryptionHooks(chain, &o.Encryption)
 	prepared := chain.PrepareRun()
 	chain.AddPostStartHook("capstan-ready-notice", func(hc server.HookContext) error {
 		if ready != nil {

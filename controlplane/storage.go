@@ -15,6 +15,7 @@ import (
 	"github.com/capstan-io/capstan/storage/cache"
 	"github.com/capstan-io/capstan/storage/etcd3"
 	"github.com/capstan-io/capstan/storage/storagecodec"
+	"github.com/capstan-io/capstan/storage/value"
 )
 
 // StorageFactory makes the storage of each resource on one etcd: an etcd3
@@ -30,6 +31,9 @@ type StorageFactory struct {
 	WatchCache bool
 	// Compactions tells the caches what etcd history is gone.
 	Compactions cache.CompactRevisioner
+	// Transformers encrypt each resource's values at rest
+	// (--encryption-provider-config). nil stores them as they are.
+	Transformers ResourceTransformers
 
 	mu     sync.Mutex // guards caches
 	caches []*cache.Cacher
@@ -71,6 +75,7 @@ func (f *StorageFactory) New(spec StorageSpec) (storage.Interface, error) {
 	store, err := etcd3.New(etcd3.Config{
 		Client: f.Client, Codec: codec, NewFunc: spec.New, NewListFunc: spec.NewList,
 		Prefix: f.Prefix, ResourcePrefix: spec.KeyPrefix, GroupResource: spec.Resource, Logger: f.Logger,
+		Transformer: f.transformer(spec.Resource),
 	})
 	if err != nil || !f.WatchCache || spec.NoWatchCache || spec.Resource.Resource == "events" {
 		return store, err
@@ -86,6 +91,23 @@ func (f *StorageFactory) New(spec StorageSpec) (storage.Interface, error) {
 	f.caches = append(f.caches, c)
 	f.mu.Unlock()
 	return c, nil
+}
+
+// ResourceTransformers gives the transformer of a resource's values.
+type ResourceTransformers interface {
+	For(schema.GroupResource) value.Transformer
+}
+
+// transformer is the transformer of gr's values. events.k8s.io events are
+// core events in etcd, and so in the encryption configuration, as in kube.
+func (f *StorageFactory) transformer(gr schema.GroupResource) value.Transformer {
+	if f.Transformers == nil {
+		return nil
+	}
+	if gr == (schema.GroupResource{Group: "events.k8s.io", Resource: "events"}) {
+		gr.Group = ""
+	}
+	return f.Transformers.For(gr)
 }
 
 // RunCaches fills and keeps current every watch cache until ctx is done.

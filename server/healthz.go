@@ -15,6 +15,9 @@ import (
 type HealthCheck struct {
 	Name  string
 	Check func(r *http.Request) error
+	// NotLivez leaves the check out of /livez: a failing backend that a
+	// restart would not fix (a KMS plugin) must not get the server killed.
+	NotLivez bool
 }
 
 // checkTimeout bounds a check that talks to a backend.

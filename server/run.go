@@ -55,7 +55,11 @@ func (s *Server) PrepareRun() *PreparedServer {
 // the shutdown state.
 func (p *PreparedServer) checks(kind string) []HealthCheck {
 	checks := []HealthCheck{PingCheck}
-	checks = append(checks, p.config.HealthChecks...)
+	for _, c := range p.config.HealthChecks {
+		if kind != "livez" || !c.NotLivez {
+			checks = append(checks, c)
+		}
+	}
 	for _, srv := range p.chain() {
 		srv.mu.Lock()
 		for _, h := range srv.postStart {

@@ -171,3 +171,59 @@ func FreePort(t testing.TB) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// EtcdValue returns the value stored at key in the server's etcd, nil if
+// there is none.
+func (s *Server) EtcdValue(t testing.TB, key string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := s.etcd.Get(ctx, key)
+	if err != nil {
+		t.Fatalf("reading etcd key %s: %v", key, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil
+	}
+	return resp.Kvs[0].Value
+}
+
+// EtcdPut stores value at key in the server's etcd, below the API.
+func (s *Server) EtcdPut(t testing.TB, key string, value []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.etcd.Put(ctx, key, string(value)); err != nil {
+		t.Fatalf("writing etcd key %s: %v", key, err)
+	}
+}
+
+// StartError runs capstan with the given flags and returns the error it
+// stops with before serving; a server that starts fails the test.
+func StartError(t testing.TB, flags ...string) error {
+	t.Helper()
+	o := app.NewOptions()
+	fs := pflag.NewFlagSet("capstan", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	args := append([]string{"--data-dir", t.TempDir(), "--secure-port", "0", "--bind-address", "127.0.0.1", "--unsafe-no-fsync"}, flags...)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() { done <- app.Run(ctx, o, io.Discard, func(*app.Config) { started <- struct{}{} }) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("capstan stopped without an error")
+		}
+		return err
+	case <-started:
+		cancel()
+		<-done
+		t.Fatal("capstan started")
+	}
+	return nil
+}

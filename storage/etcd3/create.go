@@ -35,13 +35,17 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object,
 	if err != nil {
 		return fmt.Errorf("encoding %q: %w", key, err)
 	}
+	stored, err := s.toStorage(ctx, data, etcdKey)
+	if err != nil {
+		return err
+	}
 	opts, err := s.leases.putOptions(ctx, ttl)
 	if err != nil {
 		return err
 	}
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(etcdKey), "=", 0)).
-		Then(clientv3.OpPut(etcdKey, string(data), opts...)).
+		Then(clientv3.OpPut(etcdKey, string(stored), opts...)).
 		Commit()
 	if err != nil {
 		return etcdError("create", key, err)

@@ -47,7 +47,7 @@ func (s *Store) Delete(ctx context.Context, key string, out runtime.Object, prec
 			return etcdError("delete", key, err)
 		}
 		if !resp.Succeeded {
-			if st, err = r.fromKV(firstKV(resp)); err != nil {
+			if st, err = r.fromKV(ctx, firstKV(resp)); err != nil {
 				return err
 			}
 			isCurrent = true

@@ -33,5 +33,9 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, ou
 		return notFound(key)
 	}
 	kv := resp.Kvs[0]
-	return s.decode(kv.Value, out, kv.ModRevision, key)
+	data, _, err := s.fromStorage(ctx, kv.Value, etcdKey, key)
+	if err != nil {
+		return err
+	}
+	return s.decode(data, out, kv.ModRevision, key)
 }

@@ -107,6 +107,7 @@ type listResult struct {
 // readList reads the pages of a list into items.
 func (s *Store) readList(ctx context.Context, key, keyPrefix string, plan listPlan, opts storage.ListOptions, items *listItems) (listResult, error) {
 	res := listResult{rev: plan.rev}
+	var errs listErrors
 	limit := opts.Predicate.Limit
 	pageSize := limit
 	start := plan.start
@@ -125,17 +126,21 @@ func (s *Store) readList(ctx context.Context, key, keyPrefix string, plan listPl
 		for i, kv := range resp.Kvs {
 			if limit > 0 && int64(items.len()) >= limit {
 				res.hasMore = true
-				return res, nil
+				return res, errs.status(s, false)
 			}
 			res.lastKey = string(kv.Key)
-			if err := s.appendIfMatches(items, kv.Value, kv.ModRevision, res.lastKey, opts.Predicate); err != nil {
+			stop, err := s.appendIfMatches(ctx, items, &errs, kv.Value, kv.ModRevision, res.lastKey, opts.Predicate)
+			if err != nil {
 				return res, err
+			}
+			if stop {
+				return res, errs.status(s, true)
 			}
 			resp.Kvs[i] = nil // let a long list's decoded bytes go early
 		}
 		res.hasMore = resp.More
 		if !resp.More || (limit > 0 && int64(items.len()) >= limit) {
-			return res, nil
+			return res, errs.status(s, false)
 		}
 		start = res.lastKey + "\x00"
 		pageSize = min(pageSize*2, max(maxPageSize, limit))
@@ -158,16 +163,22 @@ func listOptions(keyPrefix string, recursive bool, rev, limit int64) []clientv3.
 }
 
 // appendIfMatches decodes one stored value and appends it if selected.
-func (s *Store) appendIfMatches(items *listItems, data []byte, rev int64, etcdKey string, p storage.SelectionPredicate) error {
+// A value that does not decrypt is collected in errs rather than ending the
+// list, as kube does; stop tells that errs is full.
+func (s *Store) appendIfMatches(ctx context.Context, items *listItems, errs *listErrors, stored []byte, rev int64, etcdKey string, p storage.SelectionPredicate) (stop bool, err error) {
+	data, _, err := s.fromStorage(ctx, stored, etcdKey, etcdKey)
+	if err != nil {
+		return errs.add(err.(*corruptObjectError)), nil
+	}
 	obj := items.newItem()
 	if err := s.decode(data, obj, rev, etcdKey); err != nil {
-		return err
+		return false, err
 	}
 	// An object whose attributes cannot be read does not match, as in kube.
 	if ok, err := p.Matches(obj); err == nil && ok {
 		items.append(obj)
 	}
-	return nil
+	return false, nil
 }
 
 // listError translates the error of a page read.

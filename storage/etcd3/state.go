@@ -19,7 +19,10 @@ import (
 type objState struct {
 	obj  runtime.Object
 	rev  int64  // the mod revision; 0 if the key does not exist
-	data []byte // the stored bytes; nil if the key does not exist
+	data []byte // the stored bytes, decrypted; nil if the key does not exist
+	// stale: data was written with another key or provider than the
+	// current write one; a write must not be skipped as a no-op.
+	stale bool
 }
 
 // stateReader reads the current state of one key, decoding into new
@@ -53,11 +56,11 @@ func (r *stateReader) current(ctx context.Context) (*objState, error) {
 	if len(resp.Kvs) > 0 {
 		kv = resp.Kvs[0]
 	}
-	return r.fromKV(kv)
+	return r.fromKV(ctx, kv)
 }
 
 // fromKV decodes kv; nil means the key does not exist.
-func (r *stateReader) fromKV(kv *mvccpb.KeyValue) (*objState, error) {
+func (r *stateReader) fromKV(ctx context.Context, kv *mvccpb.KeyValue) (*objState, error) {
 	obj := r.newObj()
 	if kv == nil {
 		if !r.ignoreNotFound {
@@ -65,10 +68,14 @@ func (r *stateReader) fromKV(kv *mvccpb.KeyValue) (*objState, error) {
 		}
 		return &objState{obj: obj}, runtime.SetZeroValue(obj)
 	}
-	if err := r.s.decode(kv.Value, obj, kv.ModRevision, r.key); err != nil {
+	data, stale, err := r.s.fromStorage(ctx, kv.Value, r.etcdKey, r.key)
+	if err != nil {
 		return nil, err
 	}
-	return &objState{obj: obj, rev: kv.ModRevision, data: kv.Value}, nil
+	if err := r.s.decode(data, obj, kv.ModRevision, r.key); err != nil {
+		return nil, err
+	}
+	return &objState{obj: obj, rev: kv.ModRevision, data: data, stale: stale}, nil
 }
 
 // fromObject makes a state of the caller's cached copy. Its bytes are

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/storage"
+	"github.com/capstan-io/capstan/storage/value"
 )
 
 // DefaultPrefix is kube-apiserver's default --etcd-prefix.
@@ -43,6 +44,11 @@ type Config struct {
 	LeaseReuse time.Duration
 	// Logger receives what is worth logging. nil discards.
 	Logger *slog.Logger
+	// Transformer encrypts values on their way to etcd and decrypts them
+	// on their way back (--encryption-provider-config), with the etcd key
+	// as authenticated data. nil means value.Identity, which, as in kube,
+	// refuses to read encrypted values.
+	Transformer value.Transformer
 }
 
 // Store is a storage.Interface for one resource on etcd.
@@ -55,6 +61,7 @@ type Store struct {
 	groupResource schema.GroupResource
 	leases        *leaseManager
 	logger        *slog.Logger
+	transformer   value.Transformer
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -80,7 +87,12 @@ func New(cfg Config) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	transformer := cfg.Transformer
+	if transformer == nil {
+		transformer = value.Identity
+	}
 	return &Store{
+		transformer:   transformer,
 		client:        cfg.Client,
 		codec:         cfg.Codec,
 		newFunc:       cfg.NewFunc,

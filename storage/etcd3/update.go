@@ -47,9 +47,11 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, dest runtime.O
 		if err != nil {
 			return fmt.Errorf("encoding %q: %w", key, err)
 		}
-		if st.data != nil && bytes.Equal(data, st.data) {
+		if !st.stale && st.data != nil && bytes.Equal(data, st.data) {
 			// Nothing changes: do not write (no new revision, no watch
-			// event), but only if the bytes compared are etcd's.
+			// event), but only if the bytes compared are etcd's, and
+			// they are not encrypted with an old key: a no-op update
+			// rewrites those, which is how keys are rotated.
 			if !isCurrent {
 				if st, err = r.current(ctx); err != nil {
 					return err
@@ -59,14 +61,20 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, dest runtime.O
 					continue
 				}
 			}
-			return s.decode(st.data, dest, st.rev, key)
+			if !st.stale {
+				return s.decode(st.data, dest, st.rev, key)
+			}
 		}
-		resp, err := s.putIfUnchanged(ctx, key, etcdKey, data, ttl, st.rev)
+		stored, err := s.toStorage(ctx, data, etcdKey)
+		if err != nil {
+			return err
+		}
+		resp, err := s.putIfUnchanged(ctx, key, etcdKey, stored, ttl, st.rev)
 		if err != nil {
 			return err
 		}
 		if !resp.Succeeded {
-			if st, err = r.fromKV(firstKV(resp)); err != nil {
+			if st, err = r.fromKV(ctx, firstKV(resp)); err != nil {
 				return err
 			}
 			isCurrent = true

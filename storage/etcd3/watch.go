@@ -126,7 +126,7 @@ func (w *watcher) sendInitialEvents() (int64, bool) {
 			rev = resp.Header.Revision
 		}
 		for _, kv := range resp.Kvs {
-			obj, err := w.s.decodeNew(kv.Value, kv.ModRevision, string(kv.Key))
+			obj, err := w.s.decodeStored(w.ctx, kv.Value, kv.ModRevision, string(kv.Key))
 			if err != nil {
 				w.sendError(err)
 				return 0, false

@@ -28,7 +28,7 @@ func (w *watcher) transform(e *clientv3.Event) (watch.Event, bool, error) {
 		}
 		return watch.Event{Type: watch.Deleted, Object: old}, w.matches(old), nil
 	}
-	cur, err := w.s.decodeNew(e.Kv.Value, rev, key)
+	cur, err := w.s.decodeStored(w.ctx, e.Kv.Value, rev, key)
 	if err != nil {
 		return watch.Event{}, false, err
 	}
@@ -60,7 +60,7 @@ func (w *watcher) decodePrev(e *clientv3.Event, key string, rev int64) (runtime.
 		// etcd omits it only if the previous revision was compacted away.
 		return nil, fmt.Errorf("etcd event for %q at revision %d has no previous value", key, rev)
 	}
-	return w.s.decodeNew(e.PrevKv.Value, rev, key)
+	return w.s.decodeStored(w.ctx, e.PrevKv.Value, rev, key)
 }
 
 // matches reports whether obj is selected; an object whose attributes
