@@ -307,10 +307,16 @@ func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
 		scopes[v.Name+"/"+names.Plural+"/status"] = status
 	}
 	if scale != nil {
+		scaleKind := schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+		var fm *managedfields.FieldManager
+		if vs.types != nil {
+			if fm, err = vs.installer.FieldManager(scaleKind, "scale"); err != nil {
+				return err
+			}
+		}
 		s := &handlers.Scope{
-			Resource: gv.WithResource(names.Plural), Subresource: "scale",
-			Kind:       schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"},
-			Namespaced: namespaced, Storage: customresource.NewScaleREST(store, scale),
+			Resource: gv.WithResource(names.Plural), Subresource: "scale", Kind: scaleKind, FieldManager: fm,
+			Namespaced: namespaced, Storage: customresource.NewScaleREST(store, scale, gv, customresource.ReplicasPaths(crd)),
 			Serializer: vs.installer.Serializer, ParameterCodec: vs.installer.ParameterCodec,
 			Creater: vs.installer.Creater, Typer: vs.installer.Typer,
 			Table: customresource.NewScaleTableConvertor(scale), Admission: vs.installer.Admission, PatchTypes: crPatchTypes,

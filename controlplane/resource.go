@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/printers"
@@ -69,9 +71,12 @@ func (f *StorageFactory) build(gv schema.GroupVersion, spec resourceSpec) (*regi
 		})
 	}
 	if spec.scale != nil {
+		// Built-in kinds keep their desired replicas at spec.replicas.
+		scale := *spec.scale
+		scale.GroupVersion = gv
+		scale.ReplicasPaths = managedfields.ResourcePathMappings{gv.String(): fieldpath.MakePathOrDie("spec", "replicas")}
 		out = append(out, endpoints.Resource{
-			Name: spec.name + "/scale", Kind: "Scale", KindGroupVersion: &autoscalingV1,
-			Storage: store.Scale(*spec.scale), NoFieldManager: true,
+			Name: spec.name + "/scale", Kind: "Scale", KindGroupVersion: &autoscalingV1, Storage: store.Scale(scale),
 		})
 	}
 	return store, out, nil

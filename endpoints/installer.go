@@ -129,6 +129,13 @@ func (c *Config) scope(gv schema.GroupVersion, r Resource) (*handlers.Scope, err
 	}, nil
 }
 
+// FieldManager is the managed-fields tracker of an endpoint whose kind is
+// built in, outside Install: autoscaling/v1 Scale behind a custom
+// resource's /scale. It is nil when managed fields are off.
+func (c *Config) FieldManager(kind schema.GroupVersionKind, sub string) (*managedfields.FieldManager, error) {
+	return c.fieldManager(kind, sub, Resource{})
+}
+
 // fieldManager builds the managed-fields tracker of one endpoint.
 func (c *Config) fieldManager(kind schema.GroupVersionKind, sub string, r Resource) (*managedfields.FieldManager, error) {
 	if c.TypeConverter == nil || r.NoFieldManager {

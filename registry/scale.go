@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capstan-io/capstan/registry/rest"
@@ -23,6 +24,16 @@ type ScaleAccessor struct {
 	Get func(obj runtime.Object) (replicas, statusReplicas int32, selector string, err error)
 	// Set sets the desired replicas of obj.
 	Set func(obj runtime.Object, replicas int32) error
+
+	// GroupVersion is the parent's API version that managed fields of
+	// writes through /scale are recorded at in the parent.
+	GroupVersion schema.GroupVersion
+	// ReplicasPaths maps each API version the parent's managed fields may
+	// be recorded at to the path of its desired replicas. With them, the
+	// Scale shows who manages the replicas, and a write through /scale
+	// takes ownership of them in the parent (kube's ScaleHandler); without
+	// them managed fields are left alone.
+	ReplicasPaths managedfields.ResourcePathMappings
 }
 
 // ScaleStore serves the scale subresource: an autoscaling/v1 Scale view of
@@ -68,6 +79,19 @@ func (s *ScaleStore) Update(ctx context.Context, name string, objInfo rest.Updat
 		if err != nil {
 			return nil, err
 		}
+		// Clients never see a Scale's managed fields (as in kube), but the
+		// write's field manager works on those of the parent's replicas.
+		var replicasOwners *managedfields.ScaleHandler
+		if s.accessor.ReplicasPaths != nil {
+			m, err := meta.Accessor(old)
+			if err != nil {
+				return nil, apierrors.NewInternalError(err)
+			}
+			replicasOwners = managedfields.NewScaleHandler(m.GetManagedFields(), s.accessor.GroupVersion, s.accessor.ReplicasPaths)
+			if oldScale.ManagedFields, err = replicasOwners.ToSubresource(); err != nil {
+				return nil, apierrors.NewInternalError(err)
+			}
+		}
 		obj, err := objInfo.UpdatedObject(ctx, oldScale)
 		if err != nil {
 			return nil, err
@@ -83,8 +107,17 @@ func (s *ScaleStore) Update(ctx context.Context, name string, objInfo rest.Updat
 		if err := s.accessor.Set(parent, scale.Spec.Replicas); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		if m, err := meta.Accessor(parent); err == nil {
-			m.SetResourceVersion(scale.ResourceVersion)
+		m, err := meta.Accessor(parent)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		m.SetResourceVersion(scale.ResourceVersion)
+		if replicasOwners != nil {
+			entries, err := replicasOwners.ToParent(scale.ManagedFields)
+			if err != nil {
+				return nil, apierrors.NewInternalError(err)
+			}
+			m.SetManagedFields(entries)
 		}
 		return parent, nil
 	})

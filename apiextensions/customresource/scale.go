@@ -11,6 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 	"github.com/capstan-io/capstan/registry"
@@ -26,6 +29,11 @@ type ScaleREST struct {
 	specReplicasPath   string
 	statusReplicasPath string
 	labelSelectorPath  string
+	// parentGV and replicasPaths let a write through /scale take
+	// ownership of the spec replicas in the custom resource's managed
+	// fields, as for built-in kinds.
+	parentGV      schema.GroupVersion
+	replicasPaths managedfields.ResourcePathMappings
 }
 
 var (
@@ -35,8 +43,12 @@ var (
 
 // NewScaleREST returns the scale subresource of the custom resources of
 // store, whose CRD version has the scale subresource scale.
-func NewScaleREST(store *registry.Store, scale *apiextv1.CustomResourceSubresourceScale) *ScaleREST {
-	r := &ScaleREST{store: store, specReplicasPath: scale.SpecReplicasPath, statusReplicasPath: scale.StatusReplicasPath}
+// Managed fields of writes are recorded at parentGV, whose spec replicas,
+// like those of every version, are at replicasPaths (see ReplicasPaths).
+func NewScaleREST(store *registry.Store, scale *apiextv1.CustomResourceSubresourceScale, parentGV schema.GroupVersion,
+	replicasPaths managedfields.ResourcePathMappings) *ScaleREST {
+	r := &ScaleREST{store: store, specReplicasPath: scale.SpecReplicasPath, statusReplicasPath: scale.StatusReplicasPath,
+		parentGV: parentGV, replicasPaths: replicasPaths}
 	if scale.LabelSelectorPath != nil {
 		r.labelSelectorPath = *scale.LabelSelectorPath
 	}
@@ -90,6 +102,10 @@ func (r *ScaleREST) Update(ctx context.Context, name string, objInfo rest.Update
 		if !found {
 			oldScale.Spec.Replicas = unsetReplicas
 		}
+		replicasOwners := managedfields.NewScaleHandler(cr.GetManagedFields(), r.parentGV, r.replicasPaths)
+		if oldScale.ManagedFields, err = replicasOwners.ToSubresource(); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
 		obj, err := objInfo.UpdatedObject(ctx, oldScale)
 		if err != nil {
 			return nil, err
@@ -110,6 +126,11 @@ func (r *ScaleREST) Update(ctx context.Context, name string, objInfo rest.Update
 		if scale.ResourceVersion != "" {
 			cr.SetResourceVersion(scale.ResourceVersion)
 		}
+		entries, err := replicasOwners.ToParent(scale.ManagedFields)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		cr.SetManagedFields(entries)
 		return cr, nil
 	})
 	out, _, err := r.store.Update(ctx, name, info, r.createValidation(createValidation), r.updateValidation(updateValidation), false, opts)
@@ -196,4 +217,24 @@ func scaleFromCustomResource(cr *unstructured.Unstructured, specPath, statusPath
 // splitPath splits a scale path such as ".spec.replicas" into its fields.
 func splitPath(p string) []string {
 	return strings.Split(strings.TrimPrefix(p, "."), ".")
+}
+
+// ReplicasPaths maps each version of a CRD to the path of its spec
+// replicas, nil for versions without the scale subresource: the managed
+// fields of an entry at such a version are kept as they are.
+func ReplicasPaths(crd *apiextv1.CustomResourceDefinition) managedfields.ResourcePathMappings {
+	paths := managedfields.ResourcePathMappings{}
+	for _, v := range crd.Spec.Versions {
+		gv := schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}.String()
+		if v.Subresources == nil || v.Subresources.Scale == nil {
+			paths[gv] = nil
+			continue
+		}
+		var path fieldpath.Path
+		for _, name := range splitPath(v.Subresources.Scale.SpecReplicasPath) {
+			path = append(path, fieldpath.PathElement{FieldName: &name})
+		}
+		paths[gv] = path
+	}
+	return paths
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
@@ -67,7 +69,7 @@ func setScale(f func(*autoscalingv1.Scale)) rest.UpdatedObjectFunc {
 func TestScaleGet(t *testing.T) {
 	ctx := request.WithNamespace(context.Background(), "default")
 	store := newCronTabStore(t)
-	scale := NewScaleREST(store, cronTabScale())
+	scale := newCronTabScaleREST(store)
 	status := store.Subresource(store.Strategy().(*Strategy).StatusStrategy())
 
 	create := func(name string, spec map[string]any) *unstructured.Unstructured {
@@ -140,7 +142,7 @@ func sameObject(a, b runtime.Object) bool {
 func TestScaleUpdate(t *testing.T) {
 	ctx := request.WithNamespace(context.Background(), "default")
 	store := newCronTabStore(t)
-	scale := NewScaleREST(store, cronTabScale())
+	scale := newCronTabScaleREST(store)
 	if _, err := store.Create(ctx, cronTab("a", spec(), nil), nil, &metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +210,7 @@ func TestScaleUpdate(t *testing.T) {
 func TestScaleAdmission(t *testing.T) {
 	ctx := request.WithNamespace(context.Background(), "default")
 	store := newCronTabStore(t)
-	scale := NewScaleREST(store, cronTabScale())
+	scale := newCronTabScaleREST(store)
 	if _, err := store.Create(ctx, cronTab("a", spec(), nil), nil, &metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -243,4 +245,34 @@ func mustGet(t *testing.T, store *registry.Store, ctx context.Context, name stri
 		t.Fatal(err)
 	}
 	return obj.(*unstructured.Unstructured)
+}
+
+func newCronTabScaleREST(store *registry.Store) *ScaleREST {
+	crd := &apiextv1.CustomResourceDefinition{Spec: apiextv1.CustomResourceDefinitionSpec{
+		Group:    cronTabGVK.Group,
+		Versions: []apiextv1.CustomResourceDefinitionVersion{{Name: cronTabGVK.Version, Subresources: &apiextv1.CustomResourceSubresources{Scale: cronTabScale()}}},
+	}}
+	return NewScaleREST(store, cronTabScale(), cronTabGVK.GroupVersion(), ReplicasPaths(crd))
+}
+
+func TestReplicasPaths(t *testing.T) {
+	crd := &apiextv1.CustomResourceDefinition{Spec: apiextv1.CustomResourceDefinitionSpec{
+		Group: "g.example.com",
+		Versions: []apiextv1.CustomResourceDefinitionVersion{
+			{Name: "v1", Subresources: &apiextv1.CustomResourceSubresources{Scale: &apiextv1.CustomResourceSubresourceScale{SpecReplicasPath: ".spec.size.count"}}},
+			{Name: "v2", Subresources: &apiextv1.CustomResourceSubresources{Status: &apiextv1.CustomResourceSubresourceStatus{}}},
+			{Name: "v3"},
+		},
+	}}
+	got := map[string]string{}
+	for gv, path := range ReplicasPaths(crd) {
+		got[gv] = "<nil>"
+		if path != nil {
+			got[gv] = path.String()
+		}
+	}
+	want := map[string]string{"g.example.com/v1": ".spec.size.count", "g.example.com/v2": "<nil>", "g.example.com/v3": "<nil>"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -171,8 +172,14 @@ func (s *Scope) applyPatch(w http.ResponseWriter, r *http.Request, pt types.Patc
 // applyServerSide merges an apply configuration into old (nil when the
 // object does not exist yet) with the field manager's ownership rules.
 func (s *Scope) applyServerSide(w http.ResponseWriter, r *http.Request, patch []byte, old runtime.Object, manager string, force bool) (runtime.Object, error) {
+	// Numbers are decoded as unstructured bodies are (integers as int64),
+	// so that a custom resource's integer fields stay integers.
 	patchObj := &unstructured.Unstructured{Object: map[string]interface{}{}}
-	if err := yaml.Unmarshal(patch, &patchObj.Object); err != nil {
+	patchJSON, err := yaml.YAMLToJSON(patch)
+	if err == nil {
+		err = utiljson.Unmarshal(patchJSON, &patchObj.Object)
+	}
+	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
 	}
 	validation, err := fieldValidationOf(r)
