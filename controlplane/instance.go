@@ -83,6 +83,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		c.Storage.autoscalingGroup,
 		c.Storage.discoveryGroup,
 		c.Storage.storageGroup,
+		c.Storage.flowcontrolGroup,
 	} {
 		g, err := build()
 		if err != nil {
@@ -108,6 +109,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	s.AddPostStartHook("start-namespace-controller", c.runNamespaceController)
 	s.AddPostStartHook("start-garbage-collector", c.runGarbageCollector)
 	s.AddPostStartHook("start-cluster-authentication-info-controller", c.runAuthenticationTrust)
+	s.AddPostStartHook("priority-and-fairness-config-producer", c.produceAPFConfiguration)
 	return &Instance{Server: s}, nil
 }
 
