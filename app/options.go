@@ -76,7 +76,7 @@ type Options struct {
 // NewOptions returns the defaults.
 func NewOptions() *Options {
 	return &Options{
-		SecurePort: 6443, BindAddress: net.IPv4zero, AnonymousAuth: true, AuthorizationModes: []string{authz.ModeRBAC},
+		SecurePort: 6443, BindAddress: net.IPv4zero, AnonymousAuth: true, AuthorizationModes: []string{authz.ModeNode, authz.ModeRBAC},
 		EtcdPrefix: "/registry", DataDir: "capstan-data", WatchCache: true,
 		RequestTimeout: time.Minute, MinRequestTimeout: 1800, MaxRequestBodyBytes: 3 * 1024 * 1024,
 		MaxRequestsInFlight: 400, MaxMutatingInFlight: 200,

@@ -24,7 +24,7 @@ const (
 var ModeChoices = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeABAC, ModeWebhook, ModeRBAC, ModeNode}
 
 // ImplementedModes are the modes capstan serves today.
-var ImplementedModes = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeRBAC}
+var ImplementedModes = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeRBAC, ModeNode}
 
 // PrivilegedGroupAuthorizerName names the authorizer that lets
 // system:masters do anything, ahead of the configured modes.
@@ -62,6 +62,7 @@ func ValidateModes(modes []string) error {
 // constant.
 type ModeAuthorizers struct {
 	RBAC Authorizer
+	Node Authorizer
 }
 
 // ForModes is kube's authorizer for a --authorization-mode list: the
@@ -94,6 +95,11 @@ func (m ModeAuthorizers) authorizer(mode string) (Authorizer, error) {
 			return nil, errors.New("authorization-mode RBAC needs an RBAC authorizer")
 		}
 		return m.RBAC, nil
+	case ModeNode:
+		if m.Node == nil {
+			return nil, errors.New("authorization-mode Node needs a Node authorizer")
+		}
+		return m.Node, nil
 	}
 	return nil, fmt.Errorf("authorization-mode %q is not supported by capstan yet", mode)
 }

@@ -19,7 +19,7 @@ func TestValidateModes(t *testing.T) {
 		{[]string{"RBAC", "AlwaysDeny"}, ""},
 		{nil, "at least one authorization-mode must be passed"},
 		{[]string{"rbac"}, `authorization-mode "rbac" is not a valid mode`},
-		{[]string{"Node", "RBAC"}, `authorization-mode "Node" is not supported by capstan yet (supported: AlwaysAllow, AlwaysDeny, RBAC)`},
+		{[]string{"Node", "RBAC"}, ""},
 		{[]string{"Webhook"}, `"Webhook" is not supported by capstan yet`},
 		{[]string{"ABAC"}, `"ABAC" is not supported by capstan yet`},
 		{[]string{"RBAC", "RBAC"}, `has mode specified more than once`},

@@ -7,7 +7,9 @@ import (
 
 	"github.com/capstan-io/capstan/apis/authorization"
 	"github.com/capstan-io/capstan/authz"
+	authznode "github.com/capstan-io/capstan/authz/node"
 	authzrbac "github.com/capstan-io/capstan/authz/rbac"
+	"github.com/capstan-io/capstan/authz/rbac/bootstrap"
 	"github.com/capstan-io/capstan/endpoints"
 )
 
@@ -20,7 +22,8 @@ const priorityAuthorization = 17600
 // its registry at first, then from informers).
 type Authorization struct {
 	Authorizer authz.Authorizer
-	rbac       *authzrbac.Deferred // nil without RBAC mode
+	rbac       *authzrbac.Deferred   // nil without RBAC mode
+	node       *authznode.Authorizer // nil without Node mode
 }
 
 // NewAuthorization builds the authorizer of modes (see authz.ForModes).
@@ -30,6 +33,10 @@ func NewAuthorization(modes []string) (*Authorization, error) {
 	if slices.Contains(modes, authz.ModeRBAC) {
 		a.rbac = &authzrbac.Deferred{}
 		m.RBAC = authzrbac.New(a.rbac)
+	}
+	if slices.Contains(modes, authz.ModeNode) {
+		a.node = authznode.New(bootstrap.NodeRules())
+		m.Node = a.node
 	}
 	authorizer, err := authz.ForModes(modes, m)
 	if err != nil {

@@ -86,6 +86,9 @@ func (c Config) installAuthorization(s *server.Server) error {
 		s.AddPostStartHook("start-rbac-authorizer-informers", h.startInformers)
 	}
 	s.AddPostStartHook("start-cluster-role-aggregation-controller", h.runAggregation)
+	if c.Authorization != nil && c.Authorization.node != nil {
+		s.AddPostStartHook("start-node-authorizer-informers", nodeGraphHook(c.Authorization.node))
+	}
 	return nil
 }
 

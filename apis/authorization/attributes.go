@@ -28,7 +28,33 @@ func attributesOf(u *authn.User, res *authorizationv1.ResourceAttributes, nonRes
 	return authz.Attributes{User: u, Info: &request.Info{
 		IsResourceRequest: true, Verb: res.Verb, APIGroup: res.Group, APIVersion: version,
 		Namespace: res.Namespace, Resource: res.Resource, Subresource: res.Subresource, Name: res.Name,
+		FieldSelector: rawFieldSelector(res.FieldSelector),
 	}}
+}
+
+// rawFieldSelector writes a review's field selector as a request's query
+// would carry it; requirements it cannot say that way are left out, so they
+// can only narrow what is allowed less, never widen it.
+func rawFieldSelector(s *authorizationv1.FieldSelectorAttributes) string {
+	if s == nil {
+		return ""
+	}
+	if s.RawSelector != "" {
+		return s.RawSelector
+	}
+	var terms []string
+	for _, r := range s.Requirements {
+		if len(r.Values) != 1 {
+			continue
+		}
+		switch r.Operator {
+		case metav1.FieldSelectorOpIn:
+			terms = append(terms, r.Key+"="+fields.EscapeValue(r.Values[0]))
+		case metav1.FieldSelectorOpNotIn:
+			terms = append(terms, r.Key+"!="+fields.EscapeValue(r.Values[0]))
+		}
+	}
+	return strings.Join(terms, ",")
 }
 
 // userOf is the user a SubjectAccessReview asks about.

@@ -28,6 +28,11 @@ type Info struct {
 	Resource    string
 	Subresource string
 	Name        string
+	// FieldSelector and LabelSelector are the raw selectors of a list,
+	// watch or deletecollection: kube's authorizers may allow a collection
+	// narrowed by them (a node's own pods) and not the whole one.
+	FieldSelector string
+	LabelSelector string
 	// Parts are the path segments after the version, for subresource paths
 	// such as pods/x/proxy/... that carry more.
 	Parts []string
@@ -122,6 +127,11 @@ func (p *Parser) collectionVerb(r *http.Request, info *Info) {
 	}
 	if info.Verb == "delete" && info.Name == "" {
 		info.Verb = "deletecollection"
+	}
+	switch info.Verb {
+	case "list", "watch", "deletecollection":
+		q := r.URL.Query()
+		info.FieldSelector, info.LabelSelector = q.Get("fieldSelector"), q.Get("labelSelector")
 	}
 }
 

@@ -33,8 +33,8 @@ func TestModeFlag(t *testing.T) {
 	for modes, want := range map[string]string{
 		"RBAC":             "",
 		"AlwaysAllow":      "",
-		"Node,RBAC":        `authorization-mode "Node" is not supported by capstan yet (supported: AlwaysAllow, AlwaysDeny, RBAC)`,
-		"Webhook":          `authorization-mode "Webhook" is not supported by capstan yet`,
+		"Node,RBAC":        "",
+		"Node,RBAC,Node":   `has mode specified more than once`,
 		"rbac":             `authorization-mode "rbac" is not a valid mode`,
 		"RBAC,AlwaysAllow": "",
 	} {

@@ -63,6 +63,10 @@ func schedulerRules() []rbacv1.PolicyRule {
 	)
 }
 
+// NodeRules are what the Node authorizer allows kubelets beyond the objects
+// it reaches through its graph: the rules of the system:node ClusterRole.
+func NodeRules() []rbacv1.PolicyRule { return nodeRules() }
+
 // nodeRules are the kubelets' rules; kube narrows them further with the
 // Node authorizer and the NodeRestriction admission plugin.
 func nodeRules() []rbacv1.PolicyRule {
