@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -31,7 +32,19 @@ func (f *StorageFactory) flowcontrolGroup() (builtGroup, error) {
 			new:     func() runtime.Object { return &flowcontrolv1.PriorityLevelConfiguration{} },
 			newList: func() runtime.Object { return &flowcontrolv1.PriorityLevelConfigurationList{} }},
 	}
-	return f.buildGroup(flowcontrolv1.GroupName, priorityFlowcontrol, flowcontrolv1.SchemeGroupVersion, specs)
+	bg, err := f.buildGroup(flowcontrolv1.GroupName, priorityFlowcontrol, flowcontrolv1.SchemeGroupVersion, specs)
+	if err != nil {
+		return bg, err
+	}
+	// Their status strategies keep metadata too, so managed fields of a
+	// status write do not claim any.
+	v := &bg.group.Versions[0]
+	for i := range v.Resources {
+		if strings.HasSuffix(v.Resources[i].Name, "/status") {
+			v.Resources[i].ResetFields = []string{"spec", "metadata"}
+		}
+	}
+	return bg, nil
 }
 
 // Timing of the APF configuration producer, kube's.

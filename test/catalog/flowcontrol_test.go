@@ -9,6 +9,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	flowcontrolclient "k8s.io/client-go/kubernetes/typed/flowcontrol/v1"
 
@@ -254,10 +255,30 @@ func TestFlowControlValidationAndStatus(t *testing.T) {
 	if len(fs.Status.Conditions) != 1 || fs.Spec.MatchingPrecedence != 1000 || fs.Labels != nil || fs.Generation != 1 {
 		t.Errorf("after a status update: %+v", fs)
 	}
+	// Server-side apply to /status, as kube's config consumer writes its
+	// conditions: labels are dropped, and not claimed (kube's answer).
+	apply := `{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"FlowSchema","metadata":{"name":"mine","labels":{"a":"b"}},` +
+		`"status":{"conditions":[{"type":"Tested","status":"True","reason":"R","message":"m","lastTransitionTime":"2026-11-30T22:18:36Z"}]}}`
+	applied, err := fc.FlowSchemas().Patch(ctx, "mine", types.ApplyPatchType, []byte(apply), metav1.PatchOptions{FieldManager: "tester"}, "status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claimed string
+	for _, m := range applied.ManagedFields {
+		if m.Manager == "tester" {
+			claimed = string(m.FieldsV1.Raw)
+		}
+	}
+	if applied.Labels != nil || len(applied.Status.Conditions) != 2 ||
+		claimed != `{"f:status":{"f:conditions":{"k:{\"type\":\"Tested\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}}}}` {
+		t.Errorf("status apply: labels %v conditions %+v claimed %s", applied.Labels, applied.Status.Conditions, claimed)
+	}
+	fs = applied
+
 	fs.Status.Conditions = append(fs.Status.Conditions, fs.Status.Conditions[0])
 	_, err = fc.FlowSchemas().UpdateStatus(ctx, fs, metav1.UpdateOptions{})
-	assertCauses(t, err, `FlowSchema.flowcontrol.apiserver.k8s.io "mine" is invalid: status.conditions[1].type: Duplicate value: "Dangling"`,
-		"status.conditions[1].type")
+	assertCauses(t, err, `FlowSchema.flowcontrol.apiserver.k8s.io "mine" is invalid: status.conditions[2].type: Duplicate value: "Dangling"`,
+		"status.conditions[2].type")
 }
 
 // assertCauses checks a 422: its message (unless want is "") and the
