@@ -180,6 +180,7 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pk
 		},
 		Authentication:        auth,
 		Authorization:         c.Authorization.Authorizer,
+		FlowControl:           o.FlowControl.controller(o, nil, c.Logger),
 		Loopback:              server.NewLoopback(),
 		AuthenticationHeaders: proxy.headers,
 		Discovery:             discovery.NewRegistry(),

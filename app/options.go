@@ -53,6 +53,8 @@ type Options struct {
 	Services ServiceOptions
 	// Encryption are the --encryption-provider-config flags.
 	Encryption EncryptionOptions
+	// FlowControl is --enable-priority-and-fairness.
+	FlowControl FlowControlOptions
 
 	EtcdServers []string
 	WatchCache  bool
@@ -81,6 +83,7 @@ func NewOptions() *Options {
 		RequestTimeout: time.Minute, MinRequestTimeout: 1800, MaxRequestBodyBytes: 3 * 1024 * 1024,
 		MaxRequestsInFlight: 400, MaxMutatingInFlight: 200,
 		EventTTL: time.Hour, Services: NewServiceOptions(), Encryption: NewEncryptionOptions(),
+		FlowControl:           NewFlowControlOptions(),
 		ServiceAccountIssuers: []string{controlplane.DefaultServiceAccountIssuer},
 		Authn:                 NewAuthnOptions(),
 	}
@@ -112,6 +115,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		strings.Join(authz.ModeChoices, ",")+" (capstan implements "+strings.Join(authz.ImplementedModes, ",")+"). Members of system:masters are always allowed.")
 	o.Services.AddFlags(fs)
 	o.Encryption.AddFlags(fs)
+	o.FlowControl.AddFlags(fs)
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Without it capstan runs an embedded etcd in --data-dir.")
 	fs.BoolVar(&o.WatchCache, "watch-cache", o.WatchCache, "Serve lists and watches from a cache in front of etcd.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
@@ -119,8 +123,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "The duration a handler must keep a request open before timing it out.")
 	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", o.MinRequestTimeout, "The minimum number of seconds a handler must keep a watch open; each watch lasts a random time between this and twice this.")
 	fs.Int64Var(&o.MaxRequestBodyBytes, "max-resource-write-bytes", o.MaxRequestBodyBytes, "The largest request body accepted on writes.")
-	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight, "The maximum number of non-mutating requests in flight at a given time (0: no limit). Requests over it get 429.")
-	fs.IntVar(&o.MaxMutatingInFlight, "max-mutating-requests-inflight", o.MaxMutatingInFlight, "The maximum number of mutating requests in flight at a given time (0: no limit). Requests over it get 429.")
+	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight, "This and --max-mutating-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. "+
+		"Otherwise, the maximum number of non-mutating requests in flight at a given time (0: no limit). Requests over it get 429.")
+	fs.IntVar(&o.MaxMutatingInFlight, "max-mutating-requests-inflight", o.MaxMutatingInFlight, "This and --max-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. "+
+		"Otherwise, the maximum number of mutating requests in flight at a given time (0: no limit). Requests over it get 429.")
 	fs.DurationVar(&o.ShutdownDelayDuration, "shutdown-delay-duration", o.ShutdownDelayDuration, "Time to delay the termination: /readyz fails while requests are still served.")
 	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "Amount of time to retain events.")
 	fs.StringVar(&o.DebugSocketPath, "debug-socket-path", o.DebugSocketPath, "Serve profiling (pprof) on this unix socket.")
@@ -157,6 +163,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := o.Services.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.FlowControl.Validate(o.MaxRequestsInFlight, o.MaxMutatingInFlight); err != nil {
 		errs = append(errs, err)
 	}
 	if err := o.Encryption.Validate(); err != nil {

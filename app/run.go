@@ -28,6 +28,11 @@ func (c *Config) CreateServerChain() (*server.Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fc := c.Generic.FlowControl; fc != nil {
+		agg.Server.AddPostStartHook("priority-and-fairness-config-consumer", func(hc server.HookContext) error {
+			return fc.Run(hc, hc.LoopbackClientConfig)
+		})
+	}
 	return agg.Server, nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
 	"github.com/capstan-io/capstan/endpoints/discovery"
+	"github.com/capstan-io/capstan/flowcontrol"
 	"github.com/capstan-io/capstan/openapi"
 )
 
@@ -34,6 +35,9 @@ type Config struct {
 	Authorization  authz.Authorizer
 	Admission      admission.Chain
 	Limits         LimitsConfig
+	// FlowControl, if set, admits requests by API Priority and Fairness
+	// instead of the max-in-flight limits.
+	FlowControl *flowcontrol.Controller
 	// Loopback is the server's in-process client; its authenticator is
 	// added to Authentication.
 	Loopback *Loopback

@@ -83,6 +83,10 @@ func (c CompletedConfig) New(name string, delegate *Server) (*Server, error) {
 func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
 	c := s.config
 	auth := authn.Union(c.Loopback.Authenticator(), c.Authentication)
+	limit := filters.WithMaxInFlightLimit(c.Limits.MaxRequestsInFlight, c.Limits.MaxMutatingRequestsInFlight)
+	if c.FlowControl != nil {
+		limit = filters.WithPriorityAndFairness(c.FlowControl)
+	}
 	return filters.Chain(h,
 		filters.WithPanicRecovery(c.Logger),
 		filters.WithRequestInfo(request.NewParser()),
@@ -90,7 +94,7 @@ func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
 		filters.WithTimeout(c.Limits.RequestTimeout),
 		filters.WithAuthentication(auth, c.AuthenticationHeaders, c.Logger),
 		filters.WithImpersonation(c.Authorization, c.Logger),
-		filters.WithMaxInFlightLimit(c.Limits.MaxRequestsInFlight, c.Limits.MaxMutatingRequestsInFlight),
+		limit,
 		filters.WithAuthorization(c.Authorization, c.Logger),
 	)
 }

@@ -48,6 +48,7 @@ type QueueSet struct {
 	active     int       // queues with requests waiting or executing
 	seatsQueue int       // seats in use by requests that came from queues
 	stats      Stats
+	demand     demandIntegrator
 }
 
 // Stats are a queue set's counters and gauges, as kube's debug dump has.
@@ -77,6 +78,7 @@ func (qs *QueueSet) SetConfig(cfg Config) error {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
 	qs.syncTimeLocked()
+	defer qs.noteDemandLocked()
 	qs.cfg, qs.dealer = cfg, dealer
 	for len(qs.queues) < cfg.Queues {
 		qs.queues = append(qs.queues, &queue{})
@@ -121,6 +123,19 @@ func (qs *QueueSet) QueueStats() []QueueStats {
 	return out
 }
 
+// ResetDemand returns the seat demand since the last call.
+func (qs *QueueSet) ResetDemand() Demand {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	qs.syncTimeLocked()
+	return qs.demand.reset(qs.lastReal)
+}
+
+// noteDemandLocked records the seats asked for after a change.
+func (qs *QueueSet) noteDemandLocked() {
+	qs.demand.set(qs.lastReal, float64(qs.stats.SeatsInUse+qs.stats.SeatsWaiting))
+}
+
 // Start admits a request of the given width (seats) whose flow hashes to
 // flowHash. It returns nil if the request is rejected: its queue is full
 // while every seat is taken, or, without queues, no seat is free. A
@@ -133,6 +148,7 @@ func (qs *QueueSet) Start(seats int, flowHash uint64) *Request {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
 	qs.syncTimeLocked()
+	defer qs.noteDemandLocked()
 	r := &Request{qs: qs, seats: seats, work: seatSeconds(seats, EstimatedServiceTime)}
 	if qs.cfg.Exempt || qs.cfg.Queues == 0 {
 		if !qs.canAccommodateLocked(seats) {
@@ -268,6 +284,7 @@ func (qs *QueueSet) dispatchOneLocked() bool {
 // really took instead of the estimate.
 func (qs *QueueSet) finishLocked(r *Request) {
 	qs.syncTimeLocked()
+	defer qs.noteDemandLocked()
 	r.state = finished
 	qs.stats.Executing--
 	qs.stats.SeatsInUse -= r.seats
@@ -289,6 +306,7 @@ func (qs *QueueSet) finishLocked(r *Request) {
 // cancelLocked takes a waiting request out of its queue.
 func (qs *QueueSet) cancelLocked(r *Request, timedOut bool) {
 	qs.syncTimeLocked()
+	defer qs.noteDemandLocked()
 	q := r.queue
 	q.remove(r)
 	r.state = finished

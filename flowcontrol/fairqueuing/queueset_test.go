@@ -230,3 +230,22 @@ func TestFloodDoesNotStarve(t *testing.T) {
 		t.Fatalf("the polite flow was served %d times in 400 dispatches", politeServed)
 	}
 }
+
+func TestDemand(t *testing.T) {
+	clock := newClock()
+	qs := newSet(t, clock, Config{Queues: 1, HandSize: 1, QueueLengthLimit: 5, ConcurrencyLimit: 1})
+	qs.ResetDemand()
+	r1 := qs.Start(1, 0)
+	qs.Start(1, 0)
+	qs.Start(1, 0) // demand 3 for 1s
+	clock.step(time.Second)
+	r1.Finish() // demand 2 for 1s
+	clock.step(time.Second)
+	d := qs.ResetDemand()
+	if d.Max != 3 || d.Average != 2.5 || d.StdDev != 0.5 || d.Seconds != 2 {
+		t.Fatalf("demand %+v", d)
+	}
+	if d := qs.ResetDemand(); d.Max != 2 {
+		t.Fatalf("the next period starts at the current demand: %+v", d)
+	}
+}

@@ -79,6 +79,7 @@ func (w *cacheWatcher) run() {
 		}
 	}
 	w.backlog = nil
+	storage.WatchInitialized(w.ctx)
 	for {
 		select {
 		case ev := <-w.input:

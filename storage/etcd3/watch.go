@@ -65,6 +65,9 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 	// The initial events end with a bookmark only for a client that takes
 	// bookmarks, as in kube.
 	go w.run(rev, initialEvents, sendInitial && opts.ProgressNotify)
+	// As kube's, a watch served from etcd does not know when it caught
+	// up: its seats are given back at once.
+	storage.WatchInitialized(ctx)
 	return w, nil
 }
 

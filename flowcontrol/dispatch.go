@@ -1,0 +1,109 @@
+package flowcontrol
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"time"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+
+	"github.com/capstan-io/capstan/flowcontrol/fairqueuing"
+)
+
+// Admission is the outcome of Start: the schema and level a request was
+// classified into and, if admitted, its seats.
+type Admission struct {
+	FlowSchema    *flowcontrolv1.FlowSchema
+	PriorityLevel *flowcontrolv1.PriorityLevelConfiguration
+	// Seats is the request's estimated width.
+	Seats int
+	req   *fairqueuing.Request
+	level *level
+}
+
+// Admitted tells whether the request may be served. When it may not, it
+// was rejected (its queue full) or waited past its wait limit.
+func (a Admission) Admitted() bool { return a.req != nil }
+
+// Finish gives the seats back. Call it once for an admitted request,
+// when it is done (a watch: when its initial events are sent).
+func (a Admission) Finish() {
+	if a.req != nil {
+		a.req.Finish()
+	}
+}
+
+// Start classifies the request, estimates its width, and waits for its
+// seats in its level: at most until wait is done. rawQuery is the
+// request's URL query, read only to estimate lists.
+func (c *Controller) Start(wait context.Context, d Digest, rawQuery string) Admission {
+	st := c.state.Load()
+	fs := st.classify(d)
+	l := st.levels[fs.Spec.PriorityLevelConfiguration.Name]
+	a := Admission{FlowSchema: fs, PriorityLevel: l.pl, level: l}
+	var hash uint64
+	if l.queuing {
+		hash = flowHash(fs.Name, flowDistinguisher(d, fs.Spec.DistinguisherMethod))
+	}
+	a.Seats = c.seats(d.Info, rawQuery, l)
+	req := l.queues.Start(a.Seats, hash)
+	if req == nil {
+		c.retry.dropped(l.pl.Name)
+		return a
+	}
+	if !req.Wait(wait) {
+		c.retry.dropped(l.pl.Name)
+		return a
+	}
+	a.req = req
+	return a
+}
+
+// RetryAfter is the Retry-After, in seconds, for a request the level of
+// a rejected.
+func (c *Controller) RetryAfter(a Admission) int64 {
+	if a.PriorityLevel == nil {
+		return 1
+	}
+	return c.retry.get(a.PriorityLevel.Name)
+}
+
+// WaitContext bounds how long a request may wait in a queue: a quarter
+// of the time it has from arrival to its deadline, or the default wait
+// limit without one, and never more than a minute.
+func (c *Controller) WaitContext(ctx context.Context, arrived time.Time) (context.Context, context.CancelFunc) {
+	limit := c.cfg.DefaultWaitLimit
+	if deadline, ok := ctx.Deadline(); ok {
+		limit = deadline.Sub(arrived) / 4
+	}
+	limit = min(limit, time.Minute)
+	return context.WithDeadline(ctx, arrived.Add(limit))
+}
+
+// classify returns the first schema, in matching order, that matches,
+// or the catch-all schema (which always exists) if none does.
+func (st *state) classify(d Digest) *flowcontrolv1.FlowSchema {
+	var catchAll *flowcontrolv1.FlowSchema
+	for _, fs := range st.schemas {
+		if matchesFlowSchema(d, fs) {
+			return fs
+		}
+		if fs.Name == flowcontrolv1.FlowSchemaNameCatchAll {
+			catchAll = fs
+		}
+	}
+	return catchAll
+}
+
+// flowHash identifies a flow: the first 8 bytes of SHA-256 of the
+// schema's name, a zero byte and the distinguisher, as kube hashes, so
+// that a flow lands in the same queues.
+func flowHash(schema, distinguisher string) uint64 {
+	var buf [128]byte
+	b := append(buf[:0], schema...)
+	b = append(b, 0)
+	b = append(b, distinguisher...)
+	sum := sha256.Sum256(b)
+	return binary.LittleEndian.Uint64(sum[:8])
+}

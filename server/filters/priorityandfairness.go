@@ -1,0 +1,71 @@
+package filters
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+
+	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/flowcontrol"
+	"github.com/capstan-io/capstan/storage"
+)
+
+// WithPriorityAndFairness admits requests through API Priority and
+// Fairness: each is classified by the FlowSchemas into a priority level
+// and waits there for its seats, or gets 429 with Retry-After when its
+// queue is full or it waited a quarter of its time. Long-running requests
+// other than watches are not limited; a watch holds its seats until its
+// initial events are sent. Responses name the schema and level matched.
+func WithPriorityAndFairness(fc *flowcontrol.Controller) Filter {
+	return func(h http.Handler) http.Handler {
+		if fc == nil {
+			return h
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			arrived := time.Now()
+			ctx := r.Context()
+			info, _ := request.InfoFrom(ctx)
+			user, ok := authn.UserFrom(ctx)
+			if info == nil || !ok {
+				// The chain sets both before this filter; never let a
+				// request through unaccounted.
+				writeStatus(w, http.StatusInternalServerError, "InternalError", "Internal Server Error: no request info or user")
+				return
+			}
+			watch := info.Verb == "watch"
+			if LongRunning(info) && !watch {
+				h.ServeHTTP(w, r)
+				return
+			}
+			waitCtx, cancel := fc.WaitContext(ctx, arrived)
+			a := fc.Start(waitCtx, flowcontrol.Digest{Info: info, User: user}, r.URL.RawQuery)
+			cancel()
+			w.Header().Set(flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID, string(a.PriorityLevel.UID))
+			w.Header().Set(flowcontrolv1.ResponseHeaderMatchedFlowSchemaUID, string(a.FlowSchema.UID))
+			if !a.Admitted() {
+				tooManyRequests(w, fc.RetryAfter(a))
+				return
+			}
+			if !watch {
+				defer a.Finish()
+				h.ServeHTTP(w, r)
+				return
+			}
+			var once sync.Once
+			release := func() { once.Do(a.Finish) }
+			defer release()
+			h.ServeHTTP(w, r.WithContext(storage.WithWatchInitialized(ctx, release)))
+		})
+	}
+}
+
+// tooManyRequests is kube's answer to a request APF turned away: plain
+// text, not a Status (client-go makes a TooManyRequests error of it).
+func tooManyRequests(w http.ResponseWriter, retryAfter int64) {
+	w.Header().Set("Retry-After", strconv.FormatInt(retryAfter, 10))
+	http.Error(w, "Too many requests, please try again later.", http.StatusTooManyRequests)
+}
