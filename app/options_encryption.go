@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -55,11 +56,11 @@ func (o *EncryptionOptions) Validate() error {
 
 // load reads the configuration; nil without --encryption-provider-config.
 // ctx bounds the KMS plugin connections.
-func (o *EncryptionOptions) load(ctx context.Context) (*encryptionconfig.Set, error) {
+func (o *EncryptionOptions) load(ctx context.Context, logger *slog.Logger) (*encryptionconfig.Set, error) {
 	if o.ProviderConfig == "" {
 		return nil, nil
 	}
-	return encryptionconfig.NewSet(ctx, o.ProviderConfig, o.AutomaticReload)
+	return encryptionconfig.NewSet(ctx, o.ProviderConfig, o.AutomaticReload, logger)
 }
 
 // encryptionHealthCheck is kube's kms-providers check, in /healthz and
@@ -80,7 +81,7 @@ func (c *Config) addEncryptionHooks(s *server.Server, o *EncryptionOptions) {
 	}
 	set, interval := c.encryption, o.ReloadInterval
 	s.AddPostStartHook("start-encryption-provider-config-automatic-reload", func(hc server.HookContext) error {
-		go set.Run(hc, interval, c.Logger)
+		go set.Run(hc, interval)
 		return nil
 	})
 }
@@ -88,8 +89,7 @@ func (c *Config) addEncryptionHooks(s *server.Server, o *EncryptionOptions) {
 // loadEncryption loads --encryption-provider-config; its KMS connections
 // close with the Config.
 func (c *Config) loadEncryption(ctx context.Context, o *Options) (*encryptionconfig.Set, error) {
-	encryptionconfig.Logger = c.Logger
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.closers = append(c.closers, func() error { cancel(); return nil })
-	return o.Encryption.load(ctx)
+	return o.Encryption.load(ctx, c.Logger)
 }

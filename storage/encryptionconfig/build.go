@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	apiserverv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
@@ -31,11 +32,11 @@ type transformerEntry struct{ value.Transformer }
 
 // build makes the transformers of every resource entry. A resource listed
 // after a wildcard that covers it would never be used: kube refuses that.
-func build(ctx context.Context, cfg *apiserverv1.EncryptionConfiguration, reload bool) (*Config, error) {
+func build(ctx context.Context, cfg *apiserverv1.EncryptionConfiguration, reload bool, logger *slog.Logger) (*Config, error) {
 	byResource := map[groupResource][]value.Prefixed{}
 	var probes []*kmsProbe
 	for _, rc := range cfg.Resources {
-		prefixed, p, err := providers(ctx, rc.Providers)
+		prefixed, p, err := providers(ctx, rc.Providers, logger)
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +70,7 @@ func yamlString(gr groupResource) string {
 }
 
 // providers builds one entry's providers, in order.
-func providers(ctx context.Context, list []apiserverv1.ProviderConfiguration) ([]value.Prefixed, []*kmsProbe, error) {
+func providers(ctx context.Context, list []apiserverv1.ProviderConfiguration, logger *slog.Logger) ([]value.Prefixed, []*kmsProbe, error) {
 	var out []value.Prefixed
 	var probes []*kmsProbe
 	for _, p := range list {
@@ -84,7 +85,7 @@ func providers(ctx context.Context, list []apiserverv1.ProviderConfiguration) ([
 			t, err = keyedProvider("secretbox", secretboxPrefix, p.Secretbox.Keys, encrypt.NewSecretbox)
 		case p.KMS != nil:
 			var probe *kmsProbe
-			t, probe, err = kmsProvider(ctx, p.KMS)
+			t, probe, err = kmsProvider(ctx, p.KMS, logger)
 			if err == nil {
 				probes = append(probes, probe)
 			}

@@ -81,7 +81,7 @@ func TestValidation(t *testing.T) {
 		{"empty file", "", "is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Load(context.Background(), writeConfig(t, "", tc.body), false)
+			_, err := Load(context.Background(), writeConfig(t, "", tc.body), false, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want it to contain %q", err, tc.want)
 			}
@@ -102,7 +102,7 @@ func TestLookup(t *testing.T) {
 - resources: ['*.*']
   providers: [{aesgcm: {keys: [{name: k4, secret: ` + key16 + `}]}}]
 `
-	c, err := Load(context.Background(), writeConfig(t, "", body), false)
+	c, err := Load(context.Background(), writeConfig(t, "", body), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestLookup(t *testing.T) {
 			t.Errorf("%s: %q %v, want prefix %q", tc.gr, out, err, tc.prefix)
 		}
 	}
-	unconfigured, err := Load(context.Background(), writeConfig(t, "", head+"resources:\n- resources: [secrets]\n  providers: [{identity: {}}]\n"), false)
+	unconfigured, err := Load(context.Background(), writeConfig(t, "", head+"resources:\n- resources: [secrets]\n  providers: [{identity: {}}]\n"), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestReload(t *testing.T) {
 	cbc := head + "resources:\n- resources: [secrets]\n  providers: [{aescbc: {keys: [{name: k1, secret: " + key32 + "}]}}]\n"
 	path := writeConfig(t, "", cbc)
 	ctx := context.Background()
-	s, err := NewSet(ctx, path, true)
+	s, err := NewSet(ctx, path, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

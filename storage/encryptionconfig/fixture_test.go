@@ -38,7 +38,7 @@ func TestKubeWrittenValues(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	set, err := NewSet(ctx, path, false)
+	set, err := NewSet(ctx, path, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

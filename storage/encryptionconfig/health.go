@@ -3,12 +3,8 @@ package encryptionconfig
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 )
-
-// Logger receives the KMS probes' failures. nil discards.
-var Logger *slog.Logger
 
 // HealthCheckName is the name of kube's check of the KMS plugins, in
 // /healthz and /readyz (not /livez).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	apiserverv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
 
@@ -20,7 +21,7 @@ var errKMSv1 = errors.New("KMSv1 is deprecated and will only receive security up
 
 // kmsProvider connects to a KMS v2 plugin; values are prefixed
 // "k8s:enc:kms:v2:<name>:".
-func kmsProvider(ctx context.Context, c *apiserverv1.KMSConfiguration) (value.Prefixed, *kmsProbe, error) {
+func kmsProvider(ctx context.Context, c *apiserverv1.KMSConfiguration, logger *slog.Logger) (value.Prefixed, *kmsProbe, error) {
 	switch c.APIVersion {
 	case "v1":
 		return value.Prefixed{}, nil, errKMSv1
@@ -32,6 +33,6 @@ func kmsProvider(ctx context.Context, c *apiserverv1.KMSConfiguration) (value.Pr
 	if err != nil {
 		return value.Prefixed{}, nil, fmt.Errorf("could not configure KMSv2-Plugin's probe %q, error: %w", c.Name, err)
 	}
-	p := kmsv2.NewProvider(ctx, c.Name, svc, Logger)
+	p := kmsv2.NewProvider(ctx, c.Name, svc, logger)
 	return value.Prefixed{Prefix: []byte(kmsV2Prefix + c.Name + ":"), Transformer: p}, &kmsProbe{provider: p}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -72,7 +73,8 @@ type Config struct {
 // Load reads, validates and builds the configuration at path. reload tells
 // whether the file may be reloaded, which, as in kube, also makes KMS
 // provider names unique and groups the KMS checks under one name.
-func Load(ctx context.Context, path string, reload bool) (*Config, error) {
+// logger receives the KMS probes' failures (nil discards).
+func Load(ctx context.Context, path string, reload bool, logger *slog.Logger) (*Config, error) {
 	data, hash, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("error while parsing file: error while loading file: %w", err)
@@ -85,7 +87,7 @@ func Load(ctx context.Context, path string, reload bool) (*Config, error) {
 		return nil, fmt.Errorf("error while parsing file: %w", errs.ToAggregate())
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	c, err := build(ctx, cfg, reload)
+	c, err := build(ctx, cfg, reload, logger)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("error while building transformers: %w", err)

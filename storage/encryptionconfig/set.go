@@ -17,15 +17,20 @@ type Set struct {
 	current atomic.Pointer[Config]
 	path    string
 	reload  bool
+	logger  *slog.Logger
 }
 
-// NewSet loads path (see Load). With reload, Run reloads it.
-func NewSet(ctx context.Context, path string, reload bool) (*Set, error) {
-	c, err := Load(ctx, path, reload)
+// NewSet loads path (see Load). With reload, Run reloads it. logger
+// receives reload and KMS probe failures (nil discards).
+func NewSet(ctx context.Context, path string, reload bool, logger *slog.Logger) (*Set, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	c, err := Load(ctx, path, reload, logger)
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{path: path, reload: reload}
+	s := &Set{path: path, reload: reload, logger: logger}
 	s.current.Store(c)
 	return s, nil
 }
@@ -68,7 +73,7 @@ const ReloadInterval = time.Minute
 // reload is on. A file whose content is unchanged is not loaded again; one
 // that is invalid, or whose KMS plugins do not become healthy, is logged
 // and retried while the configuration in force stays.
-func (s *Set) Run(ctx context.Context, interval time.Duration, logger *slog.Logger) {
+func (s *Set) Run(ctx context.Context, interval time.Duration) {
 	if !s.reload {
 		return
 	}
@@ -79,7 +84,7 @@ func (s *Set) Run(ctx context.Context, interval time.Duration, logger *slog.Logg
 		case <-time.After(interval):
 		}
 		if err := s.Reload(ctx); err != nil {
-			logger.Error("error processing encryption config file", "path", s.path, "err", err)
+			s.logger.Error("error processing encryption config file", "path", s.path, "err", err)
 		}
 	}
 }
@@ -94,7 +99,7 @@ func (s *Set) Reload(ctx context.Context) error {
 	} else if hash == old.Hash {
 		return nil
 	}
-	c, err := Load(ctx, s.path, true)
+	c, err := Load(ctx, s.path, true, s.logger)
 	if err != nil {
 		return err
 	}
