@@ -14,6 +14,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apiserver/pkg/apis/apiserver"
 
 	"github.com/capstan-io/capstan/apis/scheme"
 	"github.com/capstan-io/capstan/authn"
@@ -45,6 +46,9 @@ type Config struct {
 	// service account tokens), which the kube server serves TokenReviews and
 	// TokenRequests with.
 	Authentication *controlplane.Authentication
+	// JWTAnonymous is the anonymous section of --authentication-config;
+	// nil when the file has none (--anonymous-auth then decides).
+	JWTAnonymous *apiserver.AnonymousAuthConfig
 
 	// URL is where clients reach the server; Kubeconfig the admin
 	// kubeconfig written for it ("" when capstan did not generate certs).
@@ -66,6 +70,11 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 			c.Close()
 		}
 	}()
+	// First, so that a bad --authentication-config fails the start at once.
+	jwtAuth, err := c.startJWT(ctx, o)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
@@ -121,6 +130,7 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 		return nil, fmt.Errorf("--authorization-mode: %w", err)
 	}
 	if c.Authentication, err = controlplane.NewAuthentication(controlplane.AuthenticationConfig{
+		JWT:           jwtAuth.tokens(),
 		TokenAuthFile: o.TokenAuthFile, ServiceAccountIssuers: o.ServiceAccountIssuers, APIAudiences: o.APIAudiences,
 		ServiceAccountKeyFiles: o.ServiceAccountKeyFiles, ServiceAccountSigningKeyFile: o.ServiceAccountSigningKeyFile,
 		CertDir: o.CertDir, ServiceAccountMaxExpiration: o.ServiceAccountMaxExpiration, ServiceAccountJWKSURI: o.ServiceAccountJWKSURI,
@@ -149,8 +159,8 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pk
 		auths = append(auths, authn.NewBearerToken(c.Authentication.Tokens, c.Authentication.APIAudiences))
 	}
 	var auth authn.Authenticator = authn.Union(auths...)
-	if o.AnonymousAuth {
-		auth = authn.UnionFailOnError(auth, authn.NewAnonymous())
+	if anonymous, ok := c.anonymous(o); ok {
+		auth = authn.UnionFailOnError(auth, anonymous)
 	}
 	tlsFlags, err := o.TLS.config()
 	if err != nil {

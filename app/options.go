@@ -45,6 +45,8 @@ type Options struct {
 
 	// Authn are the front proxy, bootstrap token and token webhook flags.
 	Authn AuthnOptions
+	// JWT are --authentication-config and the --oidc-* flags.
+	JWT JWTOptions
 
 	// AuthorizationModes is --authorization-mode, in order.
 	AuthorizationModes []string
@@ -85,7 +87,7 @@ func NewOptions() *Options {
 		EventTTL: time.Hour, Services: NewServiceOptions(), Encryption: NewEncryptionOptions(),
 		FlowControl:           NewFlowControlOptions(),
 		ServiceAccountIssuers: []string{controlplane.DefaultServiceAccountIssuer},
-		Authn:                 NewAuthnOptions(),
+		Authn:                 NewAuthnOptions(), JWT: NewJWTOptions(),
 	}
 }
 
@@ -113,6 +115,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Authn.AddFlags(fs)
 	fs.StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: "+
 		strings.Join(authz.ModeChoices, ",")+" (capstan implements "+strings.Join(authz.ImplementedModes, ",")+"). Members of system:masters are always allowed.")
+	o.JWT.AddFlags(fs)
 	o.Services.AddFlags(fs)
 	o.Encryption.AddFlags(fs)
 	o.FlowControl.AddFlags(fs)
@@ -160,6 +163,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, errors.New("--data-dir must not be empty"))
 	}
 	if err := o.TLS.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.JWT.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := o.Services.Validate(); err != nil {

@@ -51,6 +51,9 @@ type AuthenticationConfig struct {
 
 	// BootstrapTokens is --enable-bootstrap-token-auth.
 	BootstrapTokens bool
+	// JWT authenticates the tokens of OpenID Connect issuers (--oidc-*,
+	// --authentication-config); nil for none.
+	JWT authn.TokenAuthenticator
 	// Webhook, when its KubeconfigFile is set, is the token webhook
 	// (--authentication-token-webhook-*); WebhookCacheTTL keeps its answers.
 	Webhook         authn.WebhookOptions
@@ -130,6 +133,11 @@ func NewAuthentication(cfg AuthenticationConfig) (*Authentication, error) {
 			return a.getter.GetSecret(ctx, metav1.NamespaceSystem, name)
 		}, cfg.Logger, nil)
 		tokens = append(tokens, authn.AudienceAgnostic(a.APIAudiences, bootstrap))
+	}
+	// After service account tokens, as kube: both are JWTs, and a token the
+	// OIDC authenticator does not know may make it fetch its issuer's keys.
+	if cfg.JWT != nil {
+		tokens = append(tokens, authn.AudienceAgnostic(a.APIAudiences, cfg.JWT))
 	}
 	if cfg.Webhook.KubeconfigFile != "" {
 		webhook, err := newWebhookToken(cfg.Webhook, a.APIAudiences, cfg.WebhookCacheTTL)
