@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/capstan-io/capstan/internal/kmstest"
@@ -152,6 +154,7 @@ func TestEncryptionResources(t *testing.T) {
 	cfg := encryptionConfig(t, "",
 		entry("[secrets, configmaps]", keyed("aescbc", "key1", encKey1)),
 		entry("['*.apps']", keyed("secretbox", "key1", encKey1)),
+		entry("[crontabs.stable.example.com]", keyed("aescbc", "key2", encKey2)),
 		entry("['*.*']", keyed("aesgcm", "key1", encKey1)))
 	e := start(t, "--encryption-provider-config", cfg)
 	ns := e.namespace(t)
@@ -185,6 +188,23 @@ func TestEncryptionResources(t *testing.T) {
 	e.wantRaw(t, "/registry/events/"+ns+"/ev", "k8s:enc:aesgcm:v1:key1:", "Because")
 	if _, err := e.c.EventsV1().Events(ns).Get(ctx(t), "ev", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
+	}
+
+	// Custom resources by their group-qualified name, CRDs by "*.*".
+	e.createCRD(t, cronTabCRD)
+	e.wantRaw(t, "/registry/apiextensions.k8s.io/customresourcedefinitions/crontabs.stable.example.com", "k8s:enc:aesgcm:v1:key1:", "CronTab")
+	crontabs := e.dynamic(t).Resource(schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"}).Namespace(ns)
+	ct := fromYAML(t, "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: ct}\nspec: {cronSpec: '* * * * */5', image: plain-image, replicas: 1}\n")
+	if _, err := crontabs.Create(ctx(t), ct, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.wantRaw(t, "/registry/stable.example.com/crontabs/"+ns+"/ct", "k8s:enc:aescbc:v1:key2:", "plain-image")
+	got, err := crontabs.Get(ctx(t), "ct", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if image, _, _ := unstructured.NestedString(got.Object, "spec", "image"); image != "plain-image" {
+		t.Fatalf("custom resource read back as %v", got.Object)
 	}
 }
 
