@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	flowcontrolclient "k8s.io/client-go/kubernetes/typed/flowcontrol/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/capstan-io/capstan/apis/flowcontrol/bootstrap"
 	"github.com/capstan-io/capstan/internal/testkit"
@@ -51,26 +53,20 @@ func TestFlowControlBootstrapConfiguration(t *testing.T) {
 	must(t, fc.FlowSchemas().Delete(ctx, "service-accounts", metav1.DeleteOptions{}))
 	must(t, fc.FlowSchemas().Delete(ctx, "catch-all", metav1.DeleteOptions{}))
 	// A mandatory object whose annotation says not to update it.
-	exemptFS := getFS(t, fc, "exempt")
-	exemptFS.Annotations[autoUpdate] = "false"
-	mustUpdateFS(t, fc, exemptFS)
+	updateFS(t, fc, "exempt", func(fs *flowcontrolv1.FlowSchema) { fs.Annotations[autoUpdate] = "false" })
 	// The exempt level's spec.exempt is the administrator's.
-	exemptPL := getPL(t, fc, "exempt")
-	*exemptPL.Spec.Exempt.NominalConcurrencyShares = 7
-	mustUpdatePL(t, fc, exemptPL)
+	updatePL(t, fc, "exempt", func(pl *flowcontrolv1.PriorityLevelConfiguration) { *pl.Spec.Exempt.NominalConcurrencyShares = 7 })
 	// A suggested level changed with autoupdate-spec=false, one changed but
 	// left at "true", one changed with the annotation removed.
-	optedOut := getPL(t, fc, "global-default")
-	optedOut.Annotations[autoUpdate] = "false"
-	*optedOut.Spec.Limited.NominalConcurrencyShares = 99
-	mustUpdatePL(t, fc, optedOut)
-	system := getPL(t, fc, "system")
-	*system.Spec.Limited.NominalConcurrencyShares = 99
-	mustUpdatePL(t, fc, system)
-	probes := getFS(t, fc, "probes")
-	delete(probes.Annotations, autoUpdate)
-	probes.Spec.MatchingPrecedence = 3
-	mustUpdateFS(t, fc, probes)
+	updatePL(t, fc, "global-default", func(pl *flowcontrolv1.PriorityLevelConfiguration) {
+		pl.Annotations[autoUpdate] = "false"
+		*pl.Spec.Limited.NominalConcurrencyShares = 99
+	})
+	updatePL(t, fc, "system", func(pl *flowcontrolv1.PriorityLevelConfiguration) { *pl.Spec.Limited.NominalConcurrencyShares = 99 })
+	updateFS(t, fc, "probes", func(fs *flowcontrolv1.FlowSchema) {
+		delete(fs.Annotations, autoUpdate)
+		fs.Spec.MatchingPrecedence = 3
+	})
 	// A schema the server once made and no longer does, and one of the
 	// user's own.
 	leftover := userSchema("endpoint-controller")
@@ -180,7 +176,10 @@ func checkBootstrapObjects(t *testing.T, fc flowcontrolclient.FlowcontrolV1Inter
 
 func checkProducer(t *testing.T, name string, managed []metav1.ManagedFieldsEntry) {
 	t.Helper()
-	if len(managed) == 0 || managed[0].Manager != bootstrap.FieldManager {
+	// The config consumer's status writes may come first.
+	if !slices.ContainsFunc(managed, func(m metav1.ManagedFieldsEntry) bool {
+		return m.Manager == bootstrap.FieldManager && m.Operation == metav1.ManagedFieldsOperationUpdate && m.Subresource == ""
+	}) {
 		t.Errorf("%s: managed fields %+v, want the config producer's", name, managed)
 	}
 }
@@ -219,18 +218,23 @@ func TestFlowControlValidationAndStatus(t *testing.T) {
 		t.Errorf("defaults: %+v %+v", l, l.LimitResponse.Queuing)
 	}
 
-	mandatory := getFS(t, fc, "catch-all")
-	mandatory.Spec.MatchingPrecedence = 9999
-	_, err = fc.FlowSchemas().Update(ctx, mandatory, metav1.UpdateOptions{})
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		mandatory := getFS(t, fc, "catch-all")
+		mandatory.Spec.MatchingPrecedence = 9999
+		_, err := fc.FlowSchemas().Update(ctx, mandatory, metav1.UpdateOptions{})
+		return err
+	})
 	assertCauses(t, err, "", "spec")
 	if !strings.Contains(err.Error(), `spec: Invalid value: {"PriorityLevelConfiguration":{"Name":"catch-all"},"MatchingPrecedence":9999,`) ||
 		!strings.HasSuffix(err.Error(), "spec of 'catch-all' must equal the fixed value") {
 		t.Errorf("mandatory schema error: %v", err)
 	}
 
+	// The config consumer writes its own condition (Dangling) meanwhile:
+	// the checks look at the "Tested" and "Applied" conditions alone.
 	fs := userSchema("mine")
 	fs.Spec.MatchingPrecedence = 0
-	fs.Status.Conditions = []flowcontrolv1.FlowSchemaCondition{{Type: "Dangling", Status: "True"}}
+	fs.Status.Conditions = []flowcontrolv1.FlowSchemaCondition{{Type: "Tested", Status: "True"}}
 	fs, err = fc.FlowSchemas().Create(ctx, fs, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -239,26 +243,31 @@ func TestFlowControlValidationAndStatus(t *testing.T) {
 		t.Errorf("created: precedence %d, status %+v", fs.Spec.MatchingPrecedence, fs.Status)
 	}
 	// The main resource ignores status.
-	fs.Status.Conditions = []flowcontrolv1.FlowSchemaCondition{{Type: "Dangling", Status: "True"}}
-	fs = mustUpdateFS(t, fc, fs)
-	if len(fs.Status.Conditions) != 0 || fs.Generation != 1 {
+	fs = updateFS(t, fc, "mine", func(fs *flowcontrolv1.FlowSchema) {
+		fs.Status.Conditions = append(fs.Status.Conditions, flowcontrolv1.FlowSchemaCondition{Type: "Tested", Status: "True"})
+	})
+	if hasCondition(fs, "Tested") || fs.Generation != 1 {
 		t.Errorf("status through the main resource: %+v generation %d", fs.Status, fs.Generation)
 	}
 	// /status ignores spec and metadata.
-	fs.Status.Conditions = []flowcontrolv1.FlowSchemaCondition{{Type: "Dangling", Status: "False", Reason: "Found"}}
-	fs.Spec.MatchingPrecedence = 5
-	fs.Labels = map[string]string{"through": "status"}
-	fs, err = fc.FlowSchemas().UpdateStatus(ctx, fs, metav1.UpdateOptions{})
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		fs = getFS(t, fc, "mine")
+		fs.Status.Conditions = append(fs.Status.Conditions, flowcontrolv1.FlowSchemaCondition{Type: "Tested", Status: "False", Reason: "Found"})
+		fs.Spec.MatchingPrecedence = 5
+		fs.Labels = map[string]string{"through": "status"}
+		fs, err = fc.FlowSchemas().UpdateStatus(ctx, fs, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fs.Status.Conditions) != 1 || fs.Spec.MatchingPrecedence != 1000 || fs.Labels != nil || fs.Generation != 1 {
+	if !hasCondition(fs, "Tested") || fs.Spec.MatchingPrecedence != 1000 || fs.Labels != nil || fs.Generation != 1 {
 		t.Errorf("after a status update: %+v", fs)
 	}
 	// Server-side apply to /status, as kube's config consumer writes its
 	// conditions: labels are dropped, and not claimed (kube's answer).
 	apply := `{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"FlowSchema","metadata":{"name":"mine","labels":{"a":"b"}},` +
-		`"status":{"conditions":[{"type":"Tested","status":"True","reason":"R","message":"m","lastTransitionTime":"2026-11-30T22:18:36Z"}]}}`
+		`"status":{"conditions":[{"type":"Applied","status":"True","reason":"R","message":"m","lastTransitionTime":"2026-11-30T22:18:36Z"}]}}`
 	applied, err := fc.FlowSchemas().Patch(ctx, "mine", types.ApplyPatchType, []byte(apply), metav1.PatchOptions{FieldManager: "tester"}, "status")
 	if err != nil {
 		t.Fatal(err)
@@ -269,16 +278,28 @@ func TestFlowControlValidationAndStatus(t *testing.T) {
 			claimed = string(m.FieldsV1.Raw)
 		}
 	}
-	if applied.Labels != nil || len(applied.Status.Conditions) != 2 ||
-		claimed != `{"f:status":{"f:conditions":{"k:{\"type\":\"Tested\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}}}}` {
+	if applied.Labels != nil || !hasCondition(applied, "Applied") || !hasCondition(applied, "Tested") ||
+		claimed != `{"f:status":{"f:conditions":{"k:{\"type\":\"Applied\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}}}}` {
 		t.Errorf("status apply: labels %v conditions %+v claimed %s", applied.Labels, applied.Status.Conditions, claimed)
 	}
-	fs = applied
 
-	fs.Status.Conditions = append(fs.Status.Conditions, fs.Status.Conditions[0])
-	_, err = fc.FlowSchemas().UpdateStatus(ctx, fs, metav1.UpdateOptions{})
-	assertCauses(t, err, `FlowSchema.flowcontrol.apiserver.k8s.io "mine" is invalid: status.conditions[2].type: Duplicate value: "Dangling"`,
-		"status.conditions[2].type")
+	// Two conditions of one type.
+	var want string
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		fs = getFS(t, fc, "mine")
+		n := len(fs.Status.Conditions)
+		want = fmt.Sprintf(`FlowSchema.flowcontrol.apiserver.k8s.io "mine" is invalid: status.conditions[%d].type: Duplicate value: %q`, n, fs.Status.Conditions[0].Type)
+		fs.Status.Conditions = append(fs.Status.Conditions, fs.Status.Conditions[0])
+		_, err = fc.FlowSchemas().UpdateStatus(ctx, fs, metav1.UpdateOptions{})
+		return err
+	})
+	assertCauses(t, err, want, fmt.Sprintf("status.conditions[%d].type", len(fs.Status.Conditions)-1))
+}
+
+func hasCondition(fs *flowcontrolv1.FlowSchema, condition string) bool {
+	return slices.ContainsFunc(fs.Status.Conditions, func(c flowcontrolv1.FlowSchemaCondition) bool {
+		return string(c.Type) == condition
+	})
 }
 
 // assertCauses checks a 422: its message (unless want is "") and the
@@ -350,18 +371,34 @@ func mustCreateFS(t *testing.T, fc flowcontrolclient.FlowcontrolV1Interface, fs 
 	}
 }
 
-func mustUpdateFS(t *testing.T, fc flowcontrolclient.FlowcontrolV1Interface, fs *flowcontrolv1.FlowSchema) *flowcontrolv1.FlowSchema {
+// updateFS changes a flow schema, again on conflicts: the config
+// consumer writes conditions at any time.
+func updateFS(t *testing.T, fc flowcontrolclient.FlowcontrolV1Interface, name string, change func(*flowcontrolv1.FlowSchema)) *flowcontrolv1.FlowSchema {
 	t.Helper()
-	out, err := fc.FlowSchemas().Update(ctx, fs, metav1.UpdateOptions{})
+	var out *flowcontrolv1.FlowSchema
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		fs := getFS(t, fc, name)
+		change(fs)
+		var err error
+		out, err = fc.FlowSchemas().Update(ctx, fs, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		t.Fatalf("update %s: %v", fs.Name, err)
+		t.Fatalf("update %s: %v", name, err)
 	}
 	return out
 }
 
-func mustUpdatePL(t *testing.T, fc flowcontrolclient.FlowcontrolV1Interface, pl *flowcontrolv1.PriorityLevelConfiguration) {
+// updatePL changes a priority level, again on conflicts.
+func updatePL(t *testing.T, fc flowcontrolclient.FlowcontrolV1Interface, name string, change func(*flowcontrolv1.PriorityLevelConfiguration)) {
 	t.Helper()
-	if _, err := fc.PriorityLevelConfigurations().Update(ctx, pl, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("update %s: %v", pl.Name, err)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		pl := getPL(t, fc, name)
+		change(pl)
+		_, err := fc.PriorityLevelConfigurations().Update(ctx, pl, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("update %s: %v", name, err)
 	}
 }
