@@ -126,8 +126,8 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	if c.encryption != nil {
 		c.Storage.Transformers = c.encryption
 	}
-	if c.Authorization, err = controlplane.NewAuthorization(o.AuthorizationModes); err != nil {
-		return nil, fmt.Errorf("--authorization-mode: %w", err)
+	if c.Authorization, err = controlplane.NewAuthorization(o.Authorization.config(o.AuthorizationModes, logger)); err != nil {
+		return nil, fmt.Errorf("authorization: %w", err)
 	}
 	if c.Authentication, err = controlplane.NewAuthentication(controlplane.AuthenticationConfig{
 		JWT:           jwtAuth.tokens(),

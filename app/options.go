@@ -50,6 +50,8 @@ type Options struct {
 
 	// AuthorizationModes is --authorization-mode, in order.
 	AuthorizationModes []string
+	// Authorization are the other --authorization-* flags.
+	Authorization AuthorizationOptions
 
 	// Services are --service-cluster-ip-range and --service-node-port-range.
 	Services ServiceOptions
@@ -84,7 +86,7 @@ func NewOptions() *Options {
 		EtcdPrefix: "/registry", DataDir: "capstan-data", WatchCache: true,
 		RequestTimeout: time.Minute, MinRequestTimeout: 1800, MaxRequestBodyBytes: 3 * 1024 * 1024,
 		MaxRequestsInFlight: 400, MaxMutatingInFlight: 200,
-		EventTTL: time.Hour, Services: NewServiceOptions(), Encryption: NewEncryptionOptions(),
+		EventTTL: time.Hour, Services: NewServiceOptions(), Authorization: NewAuthorizationOptions(), Encryption: NewEncryptionOptions(),
 		FlowControl:           NewFlowControlOptions(),
 		ServiceAccountIssuers: []string{controlplane.DefaultServiceAccountIssuer},
 		Authn:                 NewAuthnOptions(), JWT: NewJWTOptions(),
@@ -114,8 +116,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
 	o.Authn.AddFlags(fs)
 	fs.StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: "+
-		strings.Join(authz.ModeChoices, ",")+" (capstan implements "+strings.Join(authz.ImplementedModes, ",")+"). Members of system:masters are always allowed.")
+		strings.Join(authz.ModeChoices, ",")+". Members of system:masters are always allowed.")
 	o.JWT.AddFlags(fs)
+	o.Authorization.AddFlags(fs)
 	o.Services.AddFlags(fs)
 	o.Encryption.AddFlags(fs)
 	o.FlowControl.AddFlags(fs)
@@ -194,7 +197,7 @@ func (o *Options) Validate() error {
 	if err := o.Authn.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := authz.ValidateModes(o.AuthorizationModes); err != nil {
+	if err := o.Authorization.Validate(o.AuthorizationModes); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

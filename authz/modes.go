@@ -23,16 +23,12 @@ const (
 // lists them.
 var ModeChoices = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeABAC, ModeWebhook, ModeRBAC, ModeNode}
 
-// ImplementedModes are the modes capstan serves today.
-var ImplementedModes = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeRBAC, ModeNode}
-
 // PrivilegedGroupAuthorizerName names the authorizer that lets
 // system:masters do anything, ahead of the configured modes.
 const PrivilegedGroupAuthorizerName = "kubernetes.io/system-privileged-group"
 
 // ValidateModes reports what is wrong with a --authorization-mode list:
-// none given, a mode kube does not know, one capstan does not implement
-// yet, or one given twice.
+// none given, a mode kube does not know, or one given twice.
 func ValidateModes(modes []string) error {
 	if len(modes) == 0 {
 		return errors.New("at least one authorization-mode must be passed")
@@ -42,9 +38,6 @@ func ValidateModes(modes []string) error {
 		switch {
 		case !slices.Contains(ModeChoices, m):
 			errs = append(errs, fmt.Errorf("authorization-mode %q is not a valid mode", m))
-		case !slices.Contains(ImplementedModes, m):
-			errs = append(errs, fmt.Errorf("authorization-mode %q is not supported by capstan yet (supported: %s)",
-				m, strings.Join(ImplementedModes, ", ")))
 		}
 	}
 	seen := map[string]bool{}
@@ -61,8 +54,7 @@ func ValidateModes(modes []string) error {
 // ModeAuthorizers are the authorizers of the modes that are more than a
 // constant.
 type ModeAuthorizers struct {
-	RBAC Authorizer
-	Node Authorizer
+	RBAC, Node, ABAC, Webhook Authorizer
 }
 
 // ForModes is kube's authorizer for a --authorization-mode list: the
@@ -73,7 +65,7 @@ func ForModes(modes []string, m ModeAuthorizers) (Authorizer, error) {
 	if err := ValidateModes(modes); err != nil {
 		return nil, err
 	}
-	chain := []Named{{Name: PrivilegedGroupAuthorizerName, Authorizer: PrivilegedGroups(authn.SystemPrivilegedGroup)}}
+	var chain []Named
 	for _, mode := range modes {
 		a, err := m.authorizer(mode)
 		if err != nil {
@@ -81,7 +73,25 @@ func ForModes(modes []string, m ModeAuthorizers) (Authorizer, error) {
 		}
 		chain = append(chain, Named{Name: strings.ToLower(mode), Authorizer: a})
 	}
-	return Union(chain...), nil
+	return Chain(chain...), nil
+}
+
+// Chain is kube's authorizer chain: the privileged-group authorizer
+// (system:masters may do anything), then as in order.
+func Chain(as ...Named) Authorizer {
+	chain := []Named{{Name: PrivilegedGroupAuthorizerName, Authorizer: PrivilegedGroups(authn.SystemPrivilegedGroup)}}
+	return Union(append(chain, as...)...)
+}
+
+// Constant is the authorizer of AlwaysAllow or AlwaysDeny, else nil.
+func Constant(mode string) Authorizer {
+	switch mode {
+	case ModeAlwaysAllow:
+		return allowAll{}
+	case ModeAlwaysDeny:
+		return denyAll{}
+	}
+	return nil
 }
 
 func (m ModeAuthorizers) authorizer(mode string) (Authorizer, error) {
@@ -100,6 +110,16 @@ func (m ModeAuthorizers) authorizer(mode string) (Authorizer, error) {
 			return nil, errors.New("authorization-mode Node needs a Node authorizer")
 		}
 		return m.Node, nil
+	case ModeABAC:
+		if m.ABAC == nil {
+			return nil, errors.New("authorization-mode ABAC needs an ABAC authorizer")
+		}
+		return m.ABAC, nil
+	case ModeWebhook:
+		if m.Webhook == nil {
+			return nil, errors.New("authorization-mode Webhook needs a Webhook authorizer")
+		}
+		return m.Webhook, nil
 	}
 	return nil, fmt.Errorf("authorization-mode %q is not supported by capstan yet", mode)
 }

@@ -20,8 +20,7 @@ func TestValidateModes(t *testing.T) {
 		{nil, "at least one authorization-mode must be passed"},
 		{[]string{"rbac"}, `authorization-mode "rbac" is not a valid mode`},
 		{[]string{"Node", "RBAC"}, ""},
-		{[]string{"Webhook"}, `"Webhook" is not supported by capstan yet`},
-		{[]string{"ABAC"}, `"ABAC" is not supported by capstan yet`},
+		{[]string{"Webhook", "ABAC"}, ""},
 		{[]string{"RBAC", "RBAC"}, `has mode specified more than once`},
 	}
 	for _, tt := range tests {

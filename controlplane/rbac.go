@@ -89,6 +89,12 @@ func (c Config) installAuthorization(s *server.Server) error {
 	if c.Authorization != nil && c.Authorization.node != nil {
 		s.AddPostStartHook("start-node-authorizer-informers", nodeGraphHook(c.Authorization.node))
 	}
+	if c.Authorization != nil && c.Authorization.reload != nil {
+		s.AddPostStartHook("authorization-config-reload", func(hc server.HookContext) error {
+			go c.Authorization.reload.run(hc)
+			return nil
+		})
+	}
 	return nil
 }
 
