@@ -164,6 +164,12 @@ func (qs *QueueSet) Start(seats int, flowHash uint64) *Request {
 		return nil
 	}
 	qs.enqueueLocked(q, r)
+	if qs.stats.Waiting == 1 && qs.canAccommodateLocked(seats) && qs.stats.SeatsInUse < qs.cfg.ConcurrencyLimit {
+		// The common case, nobody else waiting: no need to look for the
+		// earliest head among all queues.
+		qs.dispatchFromLocked(q, -1)
+		return r
+	}
 	qs.dispatchLocked()
 	if r.state == waiting {
 		r.ready = make(chan struct{})
@@ -200,8 +206,9 @@ func (qs *QueueSet) canAccommodateLocked(seats int) bool {
 	return qs.stats.SeatsInUse+seats <= qs.cfg.ConcurrencyLimit
 }
 
+// startExecutingLocked runs r; the time was just synced.
 func (qs *QueueSet) startExecutingLocked(r *Request) {
-	r.state, r.started = executing, qs.clock.Now()
+	r.state, r.started = executing, qs.lastReal
 	qs.stats.Executing++
 	qs.stats.SeatsInUse += r.seats
 	qs.stats.Dispatched++
@@ -263,11 +270,19 @@ func (qs *QueueSet) dispatchOneLocked() bool {
 	if best == nil || !qs.canAccommodateLocked(best.head.seats) {
 		return false
 	}
+	qs.dispatchFromLocked(best, bestIndex)
+	return true
+}
+
+// dispatchFromLocked starts the head of q (at index, or -1 if unknown).
+func (qs *QueueSet) dispatchFromLocked(best *queue, bestIndex int) {
 	r := best.head
 	best.remove(r)
 	qs.stats.Waiting--
 	qs.stats.SeatsWaiting -= r.seats
-	qs.robin = bestIndex
+	if bestIndex >= 0 {
+		qs.robin = bestIndex
+	}
 	best.nextDispatchR += r.work
 	best.executing++
 	best.seatsInUse += r.seats
@@ -277,7 +292,6 @@ func (qs *QueueSet) dispatchOneLocked() bool {
 	if r.ready != nil {
 		close(r.ready)
 	}
-	return true
 }
 
 // finishLocked gives r's seats back and charges its queue for the time r
@@ -289,7 +303,7 @@ func (qs *QueueSet) finishLocked(r *Request) {
 	qs.stats.Executing--
 	qs.stats.SeatsInUse -= r.seats
 	if q := r.queue; q != nil {
-		actual := qs.clock.Now().Sub(r.started)
+		actual := qs.lastReal.Sub(r.started)
 		q.nextDispatchR += seatSeconds(r.seats, actual) - r.work
 		q.executing--
 		q.seatsInUse -= r.seats
