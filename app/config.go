@@ -17,6 +17,7 @@ import (
 	"k8s.io/apiserver/pkg/apis/apiserver"
 
 	"github.com/capstan-io/capstan/apis/scheme"
+	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/controlplane"
 	"github.com/capstan-io/capstan/endpoints/discovery"
@@ -55,6 +56,9 @@ type Config struct {
 	URL        string
 	Kubeconfig string
 
+	// auditing is the --audit-* flags' policy and backends.
+	auditing audit.Config
+
 	etcdClient *clientv3.Client
 	compactor  *etcd3.Compactor
 	encryption *encryptionconfig.Set
@@ -77,6 +81,9 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	}
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	if err := c.startAudit(o); err != nil {
+		return nil, err
 	}
 	if c.etcdClient, err = c.connectEtcd(ctx, o); err != nil {
 		return nil, err
@@ -145,6 +152,19 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	return c, err
 }
 
+// startAudit loads the audit policy and starts its backends; Close
+// delivers what they still hold.
+func (c *Config) startAudit(o *Options) error {
+	auditing, b, err := o.Audit.config(c.Logger)
+	if err != nil || b == nil {
+		return err
+	}
+	b.Run(context.Background())
+	c.closers = append(c.closers, func() error { b.Shutdown(); return nil })
+	c.auditing = auditing
+	return nil
+}
+
 func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pki.ClientCABundle, proxy frontProxyConfig, l net.Listener) (server.CompletedConfig, error) {
 	// kube's order: the front proxy, client certificates, bearer tokens;
 	// anonymous only when none of them found credentials, valid or not.
@@ -191,6 +211,7 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pk
 		Authentication:        auth,
 		Authorization:         c.Authorization.Authorizer,
 		FlowControl:           o.FlowControl.controller(o, nil, c.Logger),
+		Audit:                 c.auditing,
 		Loopback:              server.NewLoopback(),
 		AuthenticationHeaders: proxy.headers,
 		Discovery:             discovery.NewRegistry(),

@@ -59,6 +59,8 @@ type Options struct {
 	Encryption EncryptionOptions
 	// FlowControl is --enable-priority-and-fairness.
 	FlowControl FlowControlOptions
+	// Audit are the --audit-* flags.
+	Audit AuditOptions
 
 	EtcdServers []string
 	WatchCache  bool
@@ -87,7 +89,7 @@ func NewOptions() *Options {
 		RequestTimeout: time.Minute, MinRequestTimeout: 1800, MaxRequestBodyBytes: 3 * 1024 * 1024,
 		MaxRequestsInFlight: 400, MaxMutatingInFlight: 200,
 		EventTTL: time.Hour, Services: NewServiceOptions(), Authorization: NewAuthorizationOptions(), Encryption: NewEncryptionOptions(),
-		FlowControl:           NewFlowControlOptions(),
+		FlowControl: NewFlowControlOptions(), Audit: NewAuditOptions(),
 		ServiceAccountIssuers: []string{controlplane.DefaultServiceAccountIssuer},
 		Authn:                 NewAuthnOptions(), JWT: NewJWTOptions(),
 	}
@@ -122,6 +124,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Services.AddFlags(fs)
 	o.Encryption.AddFlags(fs)
 	o.FlowControl.AddFlags(fs)
+	o.Audit.AddFlags(fs)
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Without it capstan runs an embedded etcd in --data-dir.")
 	fs.BoolVar(&o.WatchCache, "watch-cache", o.WatchCache, "Serve lists and watches from a cache in front of etcd.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
@@ -178,6 +181,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := o.Encryption.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Audit.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := controlplane.ValidateServiceAccountMaxExpiration(o.ServiceAccountMaxExpiration); err != nil {

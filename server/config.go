@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
 	"github.com/capstan-io/capstan/endpoints/discovery"
@@ -38,6 +39,8 @@ type Config struct {
 	// FlowControl, if set, admits requests by API Priority and Fairness
 	// instead of the max-in-flight limits.
 	FlowControl *flowcontrol.Controller
+	// Audit records requests as audit events; the zero value audits nothing.
+	Audit audit.Config
 	// Loopback is the server's in-process client; its authenticator is
 	// added to Authentication.
 	Loopback *Loopback

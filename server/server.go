@@ -88,11 +88,13 @@ func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
 		limit = filters.WithPriorityAndFairness(c.FlowControl)
 	}
 	return filters.Chain(h,
+		filters.WithAuditID(c.Audit),
 		filters.WithPanicRecovery(c.Logger),
 		filters.WithRequestInfo(request.NewParser()),
 		filters.WithLongRunningStop(s.watchStop),
 		filters.WithTimeout(c.Limits.RequestTimeout),
 		filters.WithAuthentication(auth, c.AuthenticationHeaders, c.Logger),
+		filters.WithAudit(c.Audit, c.Logger),
 		filters.WithImpersonation(c.Authorization, c.Logger),
 		limit,
 		filters.WithAuthorization(c.Authorization, c.Logger),

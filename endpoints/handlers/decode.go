@@ -12,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/capstan-io/capstan/audit"
 )
 
 // readBody reads a request body up to the scope's limit: 413 past it.
@@ -221,5 +223,10 @@ func (s *Scope) decodeWrite(w http.ResponseWriter, r *http.Request, opts runtime
 	if err != nil {
 		return nil, err
 	}
-	return s.decodeBody(w, r, body)
+	obj, err := s.decodeBody(w, r, body)
+	if err != nil {
+		return nil, err
+	}
+	audit.LogRequestObject(r.Context(), obj, s.Kind.GroupVersion(), s.Serializer)
+	return obj, nil
 }

@@ -6,6 +6,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/registry/rest"
 )
 
@@ -78,13 +79,14 @@ func (s *Scope) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj, _, err := info.Serializer.Decode(body, &gvk, opts)
+		obj, got, err := info.Serializer.Decode(body, &gvk, opts)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		if obj != opts {
 			return nil, apierrors.NewBadRequest("the body of a delete must be DeleteOptions")
 		}
+		audit.LogRequestObject(r.Context(), opts, got.GroupVersion(), s.Serializer)
 	} else if err := s.decodeOptions(r, opts); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/registry/rest"
 )
 
@@ -58,6 +59,7 @@ func (s *Scope) Patch(w http.ResponseWriter, r *http.Request, name string) {
 		s.writeError(w, r, err)
 		return
 	}
+	audit.LogRequestPatch(r.Context(), patch)
 	dryRun := len(opts.DryRun) > 0
 	apply := pt == types.ApplyYAMLPatchType
 	manager := managerName(opts.FieldManager, r)

@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/capstan-io/capstan/audit"
 )
 
 // gzipThreshold is the response size above which a client that accepts gzip
@@ -25,6 +27,7 @@ func (s *Scope) writeObject(w http.ResponseWriter, r *http.Request, code int, ob
 		s.writeError(w, r, err)
 		return
 	}
+	audit.LogResponseObject(r.Context(), obj, s.targetVersion(obj), s.Serializer)
 	s.encode(w, r, code, out.info, obj)
 }
 
@@ -40,6 +43,7 @@ func WriteStatus(w http.ResponseWriter, r *http.Request, ns runtime.NegotiatedSe
 	if err != nil {
 		out.info, _ = runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
 	}
+	audit.LogResponseObject(r.Context(), status, schema.GroupVersion{Version: "v1"}, ns)
 	encodeTo(w, r, ns, int(status.Code), out.info, schema.GroupVersion{Version: "v1"}, status)
 }
 

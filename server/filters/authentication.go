@@ -10,11 +10,11 @@ import (
 )
 
 // WithAuthentication authenticates each request and puts its user in the
-// context. A request no authenticator accepts gets 401. Once authenticated,
-// the request loses its credentials: the Authorization header, the
-// standard front-proxy headers (X-Remote-*) and those of proxyHeaders
-// (--requestheader-*), so that nothing below, a proxied backend included,
-// sees them.
+// context. A request no authenticator accepts gets 401, audited as kube
+// audits it. Once authenticated, the request loses its credentials: the
+// Authorization header, the standard front-proxy headers (X-Remote-*) and
+// those of proxyHeaders (--requestheader-*), so that nothing below, a
+// proxied backend included, sees them.
 func WithAuthentication(auth authn.Authenticator, proxyHeaders authn.RequestHeaders, logger *slog.Logger) Filter {
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -23,6 +23,7 @@ func WithAuthentication(auth authn.Authenticator, proxyHeaders authn.RequestHead
 				if err != nil {
 					logger.Debug("unable to authenticate the request", "err", err)
 				}
+				w = auditFailedAuthentication(w, r)
 				writeStatus(w, http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized")
 				return
 			}

@@ -4,9 +4,16 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
 	"github.com/capstan-io/capstan/endpoints/request"
+)
+
+// The audit annotations of the authorization decision.
+const (
+	decisionAnnotation = "authorization.k8s.io/decision"
+	reasonAnnotation   = "authorization.k8s.io/reason"
 )
 
 // WithAuthorization lets a request through only if the authorizer allows
@@ -18,11 +25,17 @@ func WithAuthorization(a authz.Authorizer, logger *slog.Logger) Filter {
 			info, _ := request.InfoFrom(r.Context())
 			d, reason, err := a.Authorize(r.Context(), authz.Attributes{User: user, Info: info})
 			if d == authz.Allow {
+				audit.AddAnnotation(r.Context(), decisionAnnotation, "allow")
+				audit.AddAnnotation(r.Context(), reasonAnnotation, reason)
 				h.ServeHTTP(w, r)
 				return
 			}
 			if err != nil {
 				logger.Error("authorization failed", "err", err)
+				audit.AddAnnotation(r.Context(), reasonAnnotation, "internal error")
+			} else {
+				audit.AddAnnotation(r.Context(), decisionAnnotation, "forbid")
+				audit.AddAnnotation(r.Context(), reasonAnnotation, reason)
 			}
 			status := authz.Forbidden(authz.Attributes{User: user, Info: info}, reason).ErrStatus
 			writeStatusObject(w, &status)

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
 	"github.com/capstan-io/capstan/endpoints/request"
@@ -46,7 +47,9 @@ func WithImpersonation(a authz.Authorizer, logger *slog.Logger) Filter {
 					r.Header.Del(k)
 				}
 			}
-			h.ServeHTTP(w, r.WithContext(authn.WithUser(r.Context(), req.user())))
+			user := req.user()
+			audit.LogImpersonatedUser(r.Context(), user)
+			h.ServeHTTP(w, r.WithContext(authn.WithUser(r.Context(), user)))
 		})
 	}
 }
