@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/capstan-io/capstan/apiextensions/controllers"
 	crdapi "github.com/capstan-io/capstan/apis/apiextensions"
 	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 	"github.com/capstan-io/capstan/controlplane"
@@ -39,6 +40,7 @@ type crdHandler struct {
 	informer cache.SharedIndexInformer
 	meta     *metaDefinitions
 	openapi  *crdOpenAPI
+	custom   *customResources
 
 	mu sync.RWMutex // guards the maps
 	// resources holds the served versions of established CRDs by the
@@ -90,6 +92,7 @@ func (h *crdHandler) servingFor(e *crdEntry, crd *apiextv1.CustomResourceDefinit
 	}
 	// Watches being served keep the read-only endpoints they started on
 	// until they end; their storage goes on in the full ones.
+	h.custom.becomingWritable(crd)
 	e.full, e.err = h.buildServing(crd, false, e.read, current)
 	if e.full != nil {
 		e.read = nil
@@ -111,11 +114,14 @@ func newCRDHandler(s *server.Server, storage *controlplane.StorageFactory, crds 
 	}
 	h := &crdHandler{
 		server: s, storage: storage, logger: logger,
-		meta:      &metaDefinitions{catalog: s.OpenAPICatalog()},
-		openapi:   newCRDOpenAPI(s.OpenAPICatalog()),
-		informer:  cache.NewSharedIndexInformer(lw, &apiextv1.CustomResourceDefinition{}, 0, cache.Indexers{groupIndex: indexByGroup}),
+		meta: &metaDefinitions{catalog: s.OpenAPICatalog()},
+		// The CRD controllers share this informer (and its resyncs).
+		informer: cache.NewSharedIndexInformer(lw, &apiextv1.CustomResourceDefinition{}, controllers.DefaultResyncPeriod,
+			cache.Indexers{controllers.GroupIndex: controllers.IndexByGroup}),
 		resources: map[schema.GroupVersionResource]*crdEntry{}, entries: map[string]*crdEntry{},
 	}
+	h.openapi = newCRDOpenAPI(s.OpenAPICatalog(), h.served)
+	h.custom = &customResources{h: h}
 	_, _ = h.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { h.sync(obj.(*apiextv1.CustomResourceDefinition)) },
 		UpdateFunc: func(_, obj any) { h.sync(obj.(*apiextv1.CustomResourceDefinition)) },
@@ -132,6 +138,16 @@ func newCRDHandler(s *server.Server, storage *controlplane.StorageFactory, crds 
 }
 
 func (h *crdHandler) run(ctx context.Context) { h.informer.RunWithContext(ctx) }
+
+// served returns the CRD of that name as served now, nil if it is not.
+func (h *crdHandler) served(name string) *apiextv1.CustomResourceDefinition {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if e := h.entries[name]; e != nil {
+		return e.crd
+	}
+	return nil
+}
 
 // waitForSync returns once the informer has listed the CRDs, so that a
 // ready server serves every established CRD.
@@ -205,17 +221,6 @@ func equalNames(a, b apiextv1.CustomResourceDefinitionNames) bool {
 		fmt.Sprint(a.ShortNames) == fmt.Sprint(b.ShortNames) && fmt.Sprint(a.Categories) == fmt.Sprint(b.Categories)
 }
 
-// groupIndex indexes the CRDs of the handler's informer by group.
-const groupIndex = "group"
-
-func indexByGroup(obj any) ([]string, error) {
-	crd, ok := obj.(*apiextv1.CustomResourceDefinition)
-	if !ok {
-		return nil, nil
-	}
-	return []string{crd.Spec.Group}, nil
-}
-
 // Serves reports whether the request is the CRD server's to answer: a
 // custom resource of an established CRD, or any other resource request of
 // a group some CRD has, which kube's CRD handler answers with its plain
@@ -234,7 +239,7 @@ func (h *crdHandler) claims(info *request.Info) bool {
 	if !info.IsResourceRequest || info.APIPrefix != "apis" || info.APIGroup == "" {
 		return false
 	}
-	crds, err := h.informer.GetIndexer().ByIndex(groupIndex, info.APIGroup)
+	crds, err := h.informer.GetIndexer().ByIndex(controllers.GroupIndex, info.APIGroup)
 	return err == nil && len(crds) > 0
 }
 

@@ -1,6 +1,7 @@
 package apiextensions
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 
@@ -15,23 +16,50 @@ import (
 // crdOpenAPI publishes the models of the custom resources of established
 // CRDs in the dynamic part of the chain's OpenAPI catalog: /openapi/v2
 // and the /openapi/v3 document of each served group version then show
-// them, and only those documents are rebuilt when a CRD changes.
+// them, and only those documents are rebuilt when a CRD changes. The
+// models are made when a document needs them, from the CRD as served
+// then, and not kept.
 type crdOpenAPI struct {
 	catalog *openapi.DynamicCatalog // nil: the chain publishes no OpenAPI
+	// current returns the CRD of that name as served now, nil if none.
+	current func(name string) *apiextv1.CustomResourceDefinition
 }
 
 // newCRDOpenAPI publishes in the dynamic part of c, if it has one.
-func newCRDOpenAPI(c openapi.Catalog) *crdOpenAPI {
-	return &crdOpenAPI{catalog: openapi.Dynamic(c)}
+func newCRDOpenAPI(c openapi.Catalog, current func(name string) *apiextv1.CustomResourceDefinition) *crdOpenAPI {
+	return &crdOpenAPI{catalog: openapi.Dynamic(c), current: current}
 }
 
-// update publishes the definitions of crd's served versions, replacing
-// those it had.
+// update publishes the kinds of crd's served versions, replacing those it
+// had.
 func (o *crdOpenAPI) update(crd *apiextv1.CustomResourceDefinition) {
 	if o.catalog == nil {
 		return
 	}
-	o.catalog.Set(crd.Name, crdDefinitions(crd))
+	key, name := openAPIKey(crd), crd.Name
+	var gvks []schema.GroupVersionKind
+	names := crd.Status.AcceptedNames
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			gv := schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}
+			gvks = append(gvks, gv.WithKind(names.Kind), gv.WithKind(names.ListKind))
+		}
+	}
+	o.catalog.SetLazy(name, key, gvks, func() []openapi.KindDefinition {
+		// A CRD served now with the same key has the same models; one
+		// changed since is published again under its own key.
+		crd := o.current(name)
+		if crd == nil || openAPIKey(crd) != key {
+			return nil
+		}
+		return crdDefinitions(crd)
+	})
+}
+
+// openAPIKey identifies what the models of crd are made from: its spec
+// (which its generation counts) and accepted names.
+func openAPIKey(crd *apiextv1.CustomResourceDefinition) string {
+	return fmt.Sprintf("%s/%d/%v", crd.UID, crd.Generation, crd.Status.AcceptedNames)
 }
 
 // remove withdraws the definitions of crd.

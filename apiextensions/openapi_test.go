@@ -3,6 +3,7 @@ package apiextensions
 import (
 	"encoding/json"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -168,21 +169,47 @@ func TestCRDDefinitionsPreserveUnknownFields(t *testing.T) {
 // update and remove publish in the dynamic part of the chain's catalog.
 func TestCRDOpenAPIPublishes(t *testing.T) {
 	dyn := openapi.NewDynamicCatalog()
-	o := newCRDOpenAPI(dyn)
 	crd := decodeCRD(t, openAPICRD)
+	served, made := crd, 0
+	o := newCRDOpenAPI(dyn, func(name string) *apiextv1.CustomResourceDefinition {
+		made++
+		if served == nil || name != served.Name {
+			return nil
+		}
+		return served
+	})
 	gvk := schema.GroupVersionKind{Group: "stable.example.com", Version: "v1", Kind: "CronTab"}
 
 	o.update(crd)
 	if name, err := dyn.Name(gvk); err != nil || name != "com.example.stable.v1.CronTab" {
 		t.Fatalf("Name(%v) = %q, %v", gvk, name, err)
 	}
+	if made != 0 {
+		t.Errorf("models made %d times before any document needed them", made)
+	}
 	if _, ok := dyn.Definitions(openapi.V3)["com.example.stable.v1.CronTabList"]; !ok {
 		t.Error("no list definition")
+	}
+	if made == 0 {
+		t.Error("definitions without the models being made")
 	}
 	gen := dyn.Generation()
 	o.update(decodeCRD(t, openAPICRD))
 	if dyn.Generation() != gen {
 		t.Error("publishing an unchanged CRD again changed the catalog")
+	}
+	// A CRD served since with another spec has no models under the key
+	// published for the older one: its own update publishes them.
+	changed := crd.DeepCopy()
+	changed.Generation++
+	served = changed
+	runtime.GC() // the definitions are held weakly
+	if _, ok := dyn.Definitions(openapi.V3)["com.example.stable.v1.CronTab"]; ok {
+		t.Error("models of a spec no longer served")
+	}
+	o.update(changed)
+	if _, ok := dyn.Definitions(openapi.V3)["com.example.stable.v1.CronTab"]; !ok {
+		t.Error("no models after the update")
 	}
 	o.remove(crd)
 	if len(dyn.Definitions(openapi.V2)) != 0 {
@@ -190,8 +217,8 @@ func TestCRDOpenAPIPublishes(t *testing.T) {
 	}
 
 	// Without OpenAPI, nothing to do.
-	newCRDOpenAPI(nil).update(crd)
-	newCRDOpenAPI(nil).remove(crd)
+	newCRDOpenAPI(nil, nil).update(crd)
+	newCRDOpenAPI(nil, nil).remove(crd)
 }
 
 func refOf(s spec.Schema) string { return s.Ref.String() }

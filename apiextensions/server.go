@@ -13,6 +13,7 @@ import (
 	crdapi "github.com/capstan-io/capstan/apis/apiextensions"
 	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 	"github.com/capstan-io/capstan/controlplane"
+	"github.com/capstan-io/capstan/controlplane/controllers/garbagecollector"
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/server"
@@ -32,6 +33,9 @@ type Config struct {
 // Server is the CRD server.
 type Server struct {
 	Server *server.Server
+	// CustomResources tells the garbage collector of the kube server which
+	// resources are custom and when one may get objects.
+	CustomResources garbagecollector.LazyResources
 }
 
 // New builds the CRD server in front of delegate.
@@ -68,12 +72,13 @@ func (c Config) New(delegate *server.Server) (*Server, error) {
 		return nil
 	})
 	s.AddPostStartHook("start-apiextensions-controllers", func(hc server.HookContext) error {
-		return controllers.Run(hc, hc.LoopbackClientConfig, logger.With("component", "crd-controllers"))
+		return controllers.Start(hc, controllers.Config{Loopback: hc.LoopbackClientConfig,
+			Logger: logger.With("component", "crd-controllers"), Informer: h.informer})
 	})
 	s.AddPostStartHook("crd-informer-synced", func(hc server.HookContext) error {
 		return h.waitForSync(hc)
 	})
-	return &Server{Server: s}, nil
+	return &Server{Server: s, CustomResources: h.custom}, nil
 }
 
 // crdStore is the REST storage of customresourcedefinitions. CRDs are

@@ -37,6 +37,9 @@ type Config struct {
 	Authorization *Authorization
 	// Authentication issues and reviews tokens; nil without tokens.
 	Authentication *Authentication
+	// LazyResources, if set, are the resources (custom resources) the
+	// garbage collector watches only once they may hold objects.
+	LazyResources garbagecollector.LazyResources
 }
 
 // Instance is the kube server.
@@ -195,7 +198,7 @@ func (c Config) runGarbageCollector(hc server.HookContext) error {
 		return err
 	}
 	ctrl, err := garbagecollector.New(garbagecollector.Config{
-		Metadata: meta, Discovery: disco, Logger: c.Logger,
+		Metadata: meta, Discovery: disco, Logger: c.Logger, Lazy: c.LazyResources,
 	})
 	if err != nil {
 		return fmt.Errorf("garbage collector: %w", err)

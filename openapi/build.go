@@ -55,14 +55,25 @@ func (b *docBuilder) swagger(routes []common.RouteContainer) (*document, error) 
 // v3 builds the OpenAPI 3.0 document of one part. gv, when set, is the
 // part's group version.
 func (b *docBuilder) v3(routes *container, gv *schema.GroupVersion) (*document, error) {
+	// Only the definitions of gv's custom kinds, if any, are needed: the
+	// parts without a group version document built-in models only.
+	defs := b.catalog.Definitions
+	if c, ok := b.catalog.(groupVersionCatalog); ok {
+		var part schema.GroupVersion
+		if gv != nil {
+			part = *gv
+		}
+		gvDefs := c.groupVersionDefinitions(V3, part)
+		defs = func(Form) map[string]common.OpenAPIDefinition { return gvDefs }
+	}
 	cfg := &common.OpenAPIV3Config{
 		Info: &spec.Info{InfoProps: spec.InfoProps{Title: "Kubernetes", Version: b.version}},
 		CommonResponses: map[int]*spec3.Response{
 			http.StatusUnauthorized: {ResponseProps: spec3.ResponseProps{Description: "Unauthorized"}},
 		},
-		Definitions: b.catalog.Definitions(V3),
+		Definitions: defs(V3),
 		GetDefinitions: func(common.ReferenceCallback) map[string]common.OpenAPIDefinition {
-			return b.catalog.Definitions(V3)
+			return defs(V3)
 		},
 		GetOperationIDAndTagsFromRoute: operationIDAndTags,
 		GetDefinitionName:              func(name string) (string, spec.Extensions) { return name, nil },

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"weak"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/common"
@@ -62,19 +63,64 @@ type gvKinds struct {
 	stamp uint64
 }
 
-// dynamicDef is one kind as published.
+// dynamicDef is one kind as published: its definitions, or how to make
+// them.
 type dynamicDef struct {
 	owner string
 	gvk   schema.GroupVersionKind
 	name  string
-	defs  [2]common.OpenAPIDefinition // by Form
+	defs  [2]common.OpenAPIDefinition // by Form; unset while lazy
+	// lazy makes the definitions of the owner's kinds on demand: they are
+	// not kept, but made again for each document built (see SetLazy).
+	lazy *lazyOwner
 }
 
-// snapshot is a definitions map made at one generation.
+// lazyOwner is the kinds of one owner set with SetLazy.
+type lazyOwner struct {
+	key   string
+	build func() []KindDefinition
+}
+
+// definitions returns d's definitions of form, made now if d is lazy.
+// made caches what lazy owners made during one call of a caller.
+func (d *dynamicDef) definition(form Form, made map[*lazyOwner]map[string][2]common.OpenAPIDefinition) (common.OpenAPIDefinition, bool) {
+	if d.lazy == nil {
+		return d.defs[form], true
+	}
+	defs, ok := made[d.lazy]
+	if !ok {
+		defs = map[string][2]common.OpenAPIDefinition{}
+		for _, k := range d.lazy.build() {
+			defs[DefinitionName(k.GVK)] = kindDefinitions(k)
+		}
+		made[d.lazy] = defs
+	}
+	def, ok := defs[d.name]
+	return def[form], ok
+}
+
+// kindDefinitions are the definitions of k, in both forms.
+func kindDefinitions(k KindDefinition) [2]common.OpenAPIDefinition {
+	deps := slices.Clone(k.Dependencies)
+	var out [2]common.OpenAPIDefinition
+	out[V2] = common.OpenAPIDefinition{Schema: v2Schema(k.V2), Dependencies: deps}
+	out[V3] = common.OpenAPIDefinition{Schema: k.V3, Dependencies: deps}
+	return out
+}
+
+// snapshot is a definitions map made at one generation. It is held
+// weakly: documents are built rarely and kept by the service, so the map
+// (which holds every custom kind's definitions, made on demand) lives
+// only while documents are being built, and is made again after a
+// garbage collection.
 type snapshot struct {
 	mu   sync.Mutex
 	gen  uint64
-	defs map[string]common.OpenAPIDefinition
+	defs weak.Pointer[definitionMap]
+}
+
+type definitionMap struct {
+	m map[string]common.OpenAPIDefinition
 }
 
 var _ Catalog = (*DynamicCatalog)(nil)
@@ -96,17 +142,41 @@ func NewDynamicCatalog() *DynamicCatalog {
 func (c *DynamicCatalog) Set(owner string, kinds []KindDefinition) {
 	defs := make([]*dynamicDef, len(kinds))
 	for i, k := range kinds {
-		d := &dynamicDef{owner: owner, gvk: k.GVK, name: DefinitionName(k.GVK)}
-		deps := slices.Clone(k.Dependencies)
-		d.defs[V2] = common.OpenAPIDefinition{Schema: v2Schema(k.V2), Dependencies: deps}
-		d.defs[V3] = common.OpenAPIDefinition{Schema: k.V3, Dependencies: deps}
-		defs[i] = d
+		defs[i] = &dynamicDef{owner: owner, gvk: k.GVK, name: DefinitionName(k.GVK), defs: kindDefinitions(k)}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.owners[owner]; ok && sameDefs(old, defs) {
 		return
 	}
+	c.setLocked(owner, defs)
+}
+
+// SetLazy publishes the kinds of owner like Set, but makes their
+// definitions only when a document needs them, with build, which must
+// return the kinds gvks names (others are ignored) and may be called any
+// time, concurrently. Nothing of what build makes is kept past the
+// building of the documents: a custom resource's definitions, the larger
+// part of what an idle CRD would hold, cost nothing until /openapi/v2 or
+// the /openapi/v3 document of its group version is built. key identifies
+// what build makes: setting the same key again changes nothing.
+func (c *DynamicCatalog) SetLazy(owner, key string, gvks []schema.GroupVersionKind, build func() []KindDefinition) {
+	lazy := &lazyOwner{key: key, build: build}
+	defs := make([]*dynamicDef, len(gvks))
+	for i, gvk := range gvks {
+		defs[i] = &dynamicDef{owner: owner, gvk: gvk, name: DefinitionName(gvk), lazy: lazy}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.owners[owner]; ok && len(old) > 0 && old[0].lazy != nil && old[0].lazy.key == key &&
+		slices.EqualFunc(old, defs, func(x, y *dynamicDef) bool { return x.gvk == y.gvk }) {
+		return
+	}
+	c.setLocked(owner, defs)
+}
+
+// setLocked replaces the kinds of owner with defs.
+func (c *DynamicCatalog) setLocked(owner string, defs []*dynamicDef) {
 	c.gen++
 	c.removeLocked(owner)
 	c.owners[owner] = defs
@@ -163,7 +233,7 @@ func (c *DynamicCatalog) removeLocked(owner string) {
 
 func sameDefs(a, b []*dynamicDef) bool {
 	return slices.EqualFunc(a, b, func(x, y *dynamicDef) bool {
-		return x.gvk == y.gvk && reflect.DeepEqual(x.defs, y.defs)
+		return x.gvk == y.gvk && x.lazy == nil && y.lazy == nil && reflect.DeepEqual(x.defs, y.defs)
 	})
 }
 
@@ -197,13 +267,42 @@ func (c *DynamicCatalog) Generation() uint64 {
 // generation they are of.
 func (c *DynamicCatalog) addTo(form Form, defs map[string]common.OpenAPIDefinition) uint64 {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
-	for name, d := range c.byName {
-		if _, ok := defs[name]; !ok {
-			defs[name] = d.defs[form]
+	published := maps.Clone(c.byName)
+	gen := c.gen
+	c.mu.RUnlock()
+	made := map[*lazyOwner]map[string][2]common.OpenAPIDefinition{}
+	for name, d := range published {
+		if _, ok := defs[name]; ok {
+			continue
+		}
+		if def, ok := d.definition(form, made); ok {
+			defs[name] = def
 		}
 	}
-	return c.gen
+	return gen
+}
+
+// addGroupVersionTo adds the definitions of form of gv's kinds that defs
+// lacks: all a group version's document needs of the catalog, as custom
+// kinds refer to no other custom kind.
+func (c *DynamicCatalog) addGroupVersionTo(form Form, gv schema.GroupVersion, defs map[string]common.OpenAPIDefinition) {
+	c.mu.RLock()
+	var kinds []*dynamicDef
+	for gvk, d := range c.byGVK {
+		if gvk.GroupVersion() == gv && c.byName[d.name] == d {
+			kinds = append(kinds, d)
+		}
+	}
+	c.mu.RUnlock()
+	made := map[*lazyOwner]map[string][2]common.OpenAPIDefinition{}
+	for _, d := range kinds {
+		if _, ok := defs[d.name]; ok {
+			continue
+		}
+		if def, ok := d.definition(form, made); ok {
+			defs[d.name] = def
+		}
+	}
 }
 
 func (c *DynamicCatalog) has(name string) bool {
@@ -230,10 +329,13 @@ func (s *snapshot) get(generation func() uint64, build func() (map[string]common
 	gen := generation()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.defs == nil || s.gen != gen {
-		s.defs, s.gen = build()
+	if held := s.defs.Value(); held != nil && s.gen == gen {
+		return held.m
 	}
-	return s.defs
+	held := &definitionMap{}
+	held.m, s.gen = build()
+	s.defs = weak.Make(held)
+	return held.m
 }
 
 // WithDynamic returns the catalog of static's definitions and dynamic's.
@@ -282,6 +384,38 @@ func (u *unionCatalog) Definitions(form Form) map[string]common.OpenAPIDefinitio
 		return defs, u.dynamic.addTo(form, defs)
 	})
 }
+
+// groupVersionDefinitions returns what the document of gv needs: static's
+// definitions, and dynamic's of gv's kinds only.
+func (u *unionCatalog) groupVersionDefinitions(form Form, gv schema.GroupVersion) map[string]common.OpenAPIDefinition {
+	static := u.static.Definitions(form)
+	if u.dynamic.stamp(gv) == 0 {
+		return static
+	}
+	defs := maps.Clone(static)
+	if defs == nil {
+		defs = map[string]common.OpenAPIDefinition{}
+	}
+	u.dynamic.addGroupVersionTo(form, gv, defs)
+	return defs
+}
+
+func (c *DynamicCatalog) groupVersionDefinitions(form Form, gv schema.GroupVersion) map[string]common.OpenAPIDefinition {
+	defs := map[string]common.OpenAPIDefinition{}
+	c.addGroupVersionTo(form, gv, defs)
+	return defs
+}
+
+// groupVersionCatalog is a catalog that can give the definitions one group
+// version's document needs, without making every custom kind's.
+type groupVersionCatalog interface {
+	groupVersionDefinitions(form Form, gv schema.GroupVersion) map[string]common.OpenAPIDefinition
+}
+
+var (
+	_ groupVersionCatalog = (*DynamicCatalog)(nil)
+	_ groupVersionCatalog = (*unionCatalog)(nil)
+)
 
 func (u *unionCatalog) has(name string) bool {
 	if _, ok := u.static.Definitions(V2)[name]; ok {

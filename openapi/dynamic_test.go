@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -409,5 +410,55 @@ func BenchmarkDynamicRebuild(b *testing.B) {
 		if _, _, err := s.v3(key); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// SetLazy publishes kinds whose definitions are made only when needed,
+// and a group version's definitions make only that group version's.
+func TestDynamicCatalogLazy(t *testing.T) {
+	c := NewDynamicCatalog()
+	made := map[string]int{}
+	lazy := func(group string) {
+		kinds := groupKinds(group, "cron")
+		c.SetLazy(group, "k1", []schema.GroupVersionKind{kinds[0].GVK, kinds[1].GVK}, func() []KindDefinition {
+			made[group]++
+			return groupKinds(group, "cron")
+		})
+	}
+	lazy("a.example.com")
+	lazy("b.example.com")
+	if len(made) != 0 {
+		t.Fatalf("definitions made at publication: %v", made)
+	}
+	gvk := schema.GroupVersionKind{Group: "a.example.com", Version: "v1", Kind: "CronTab"}
+	if name, err := c.Name(gvk); err != nil || name != "com.example.a.v1.CronTab" {
+		t.Fatalf("Name(%v) = %q, %v", gvk, name, err)
+	}
+	if c.stamp(gvk.GroupVersion()) == 0 {
+		t.Fatal("a lazy group version is not custom")
+	}
+
+	defs := c.groupVersionDefinitions(V3, gvk.GroupVersion())
+	if _, ok := defs["com.example.a.v1.CronTabList"]; !ok || len(defs) != 2 {
+		t.Errorf("group version definitions = %v, want a's two kinds", slices.Sorted(maps.Keys(defs)))
+	}
+	if made["a.example.com"] != 1 || made["b.example.com"] != 0 {
+		t.Errorf("made %v, want a's once and not b's", made)
+	}
+
+	gen := c.Generation()
+	lazy("a.example.com") // the same key: nothing changes
+	if c.Generation() != gen {
+		t.Error("setting the same key again changed the catalog")
+	}
+	if all := c.Definitions(V2); len(all) != 4 {
+		t.Errorf("Definitions(V2) has %d definitions, want 4", len(all))
+	}
+	if made["b.example.com"] != 1 {
+		t.Errorf("b's made %d times for every definition, want 1", made["b.example.com"])
+	}
+	c.Remove("a.example.com")
+	if _, err := c.Name(gvk); err == nil {
+		t.Error("a removed lazy kind keeps its name")
 	}
 }

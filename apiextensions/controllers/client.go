@@ -46,11 +46,12 @@ func newCRDClient(cfg *rest.Config) (*crdClient, error) {
 	), nil
 }
 
-// groupIndex indexes CRDs by spec.group: the naming controller compares a
-// CRD with the others of its group only.
-const groupIndex = "group"
+// GroupIndex indexes CRDs by spec.group (with IndexByGroup): the naming
+// controller compares a CRD with the others of its group only.
+const GroupIndex = "group"
 
-func indexByGroup(obj any) ([]string, error) {
+// IndexByGroup is the index function of GroupIndex.
+func IndexByGroup(obj any) ([]string, error) {
 	crd, ok := obj.(*apiextv1.CustomResourceDefinition)
 	if !ok {
 		return nil, nil
@@ -69,7 +70,7 @@ func newCRDInformer(client *crdClient, resync time.Duration) cache.SharedIndexIn
 		},
 	}
 	return cache.NewSharedIndexInformer(lw, &apiextv1.CustomResourceDefinition{}, resync,
-		cache.Indexers{groupIndex: indexByGroup})
+		cache.Indexers{GroupIndex: IndexByGroup})
 }
 
 // crdFrom returns the CRD of an informer event, unwrapping tombstones.

@@ -7,8 +7,8 @@
 //   - finalizer deletes the custom resources of a deleted CRD, then removes
 //     its customresourcecleanup finalizer.
 //
-// They share one informer on CRDs and talk to the API server through its
-// loopback client.
+// They share one informer on CRDs (the server's own, in-process, or one of
+// theirs) and write through the API server's loopback client.
 package controllers
 
 import (
@@ -27,6 +27,9 @@ import (
 // controllers, as kube's apiextensions informers do.
 const DefaultResyncPeriod = 5 * time.Minute
 
+// workers is how many workers each controller runs.
+const workers = 8
+
 // HAEstablishDelay is kube's delay before a CRD is Established when several
 // API servers run: each has time to start serving the resource first.
 const HAEstablishDelay = 5 * time.Second
@@ -42,6 +45,12 @@ type Config struct {
 	// ResyncPeriod replays every CRD periodically; zero means
 	// DefaultResyncPeriod.
 	ResyncPeriod time.Duration
+	// Informer, when set, is the informer on CRDs the controllers share,
+	// run by its owner: the server's own, so that the CRDs are held once
+	// and no second watch of them goes through the loopback client. It
+	// must index the CRDs by group with IndexByGroup under GroupIndex.
+	// Unset, the controllers run their own over the loopback client.
+	Informer cache.SharedIndexInformer
 }
 
 // Run starts the naming, establishing and finalizer controllers of a single
@@ -68,7 +77,10 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	informer := newCRDInformer(client, cfg.ResyncPeriod)
+	informer, own := cfg.Informer, false
+	if informer == nil {
+		informer, own = newCRDInformer(client, cfg.ResyncPeriod), true
+	}
 	naming, err := newNamingController(client, informer, cfg.Logger)
 	if err != nil {
 		return err
@@ -90,15 +102,18 @@ func Start(ctx context.Context, cfg Config) error {
 				l.queue.ShutDown()
 			}
 		}()
-		wg.Go(func() { informer.RunWithContext(ctx) })
+		if own {
+			wg.Go(func() { informer.RunWithContext(ctx) })
+		}
 		if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 			return
 		}
-		// Names are reserved one CRD at a time; establishing is quick;
-		// finalizing waits on the server.
-		naming.run(ctx, &wg, 1)
-		establishing.run(ctx, &wg, 1)
-		finalizer.run(ctx, &wg, 5)
+		// Each worker waits on one write to the server: several keep
+		// many new CRDs moving (names are reserved one CRD of a group
+		// at a time).
+		naming.run(ctx, &wg, workers)
+		establishing.run(ctx, &wg, workers)
+		finalizer.run(ctx, &wg, workers)
 		<-ctx.Done()
 	}()
 	return nil

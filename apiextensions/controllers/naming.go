@@ -21,13 +21,16 @@ import (
 
 // namingController reserves the names of CRDs: it copies spec.names into
 // status.acceptedNames when no other CRD of the group holds them, and
-// reports conflicts in the NamesAccepted condition. Its reservations are not
-// safe to compute concurrently: it runs one worker.
+// reports conflicts in the NamesAccepted condition. Names are reserved
+// within a group: the CRDs of one group are synced one at a time (as
+// kube's single worker does for all), those of different groups
+// concurrently.
 type namingController struct {
 	*queueLoop
 	client  *crdClient
 	indexer cache.Indexer
 	now     func() time.Time
+	groups  groupLocks
 
 	// written holds the CRDs this controller updated that the informer has
 	// not shown yet, so that back-to-back syncs see the names just
@@ -84,7 +87,7 @@ func (c *namingController) latest(crd *apiextv1.CustomResourceDefinition) *apiex
 // kinds (kind, list kind) the CRDs of group have been granted.
 func (c *namingController) usedNames(group string) (resources, kinds sets.Set[string]) {
 	resources, kinds = sets.New[string](), sets.New[string]()
-	objs, _ := c.indexer.ByIndex(groupIndex, group)
+	objs, _ := c.indexer.ByIndex(GroupIndex, group)
 	for _, obj := range objs {
 		crd, ok := obj.(*apiextv1.CustomResourceDefinition)
 		if !ok {
@@ -101,7 +104,7 @@ func (c *namingController) usedNames(group string) (resources, kinds sets.Set[st
 // requeueGroup queues every CRD of group but the named one: a name one of
 // them gave up may be another's now.
 func (c *namingController) requeueGroup(group, except string) {
-	objs, _ := c.indexer.ByIndex(groupIndex, group)
+	objs, _ := c.indexer.ByIndex(GroupIndex, group)
 	for _, obj := range objs {
 		if crd, ok := obj.(*apiextv1.CustomResourceDefinition); ok && crd.Name != except {
 			c.queue.Add(crd.Name)
@@ -110,13 +113,13 @@ func (c *namingController) requeueGroup(group, except string) {
 }
 
 func (c *namingController) sync(ctx context.Context, name string) (time.Duration, error) {
+	// A CRD's name is <plural>.<group>.
+	_, group, _ := strings.Cut(name, ".")
+	defer c.groups.lock(group)()
 	crd, ok := getCRD(c.indexer, name)
 	if !ok {
-		// Deleted: its names are free for the rest of its group. A CRD's
-		// name is <plural>.<group>.
-		if _, group, found := strings.Cut(name, "."); found {
-			c.requeueGroup(group, name)
-		}
+		// Deleted: its names are free for the rest of its group.
+		c.requeueGroup(group, name)
 		return 0, nil
 	}
 	if equality.Semantic.DeepEqual(crd.Spec.Names, crd.Status.AcceptedNames) {
@@ -234,4 +237,39 @@ func grantable(requested, accepted string, used sets.Set[string]) error {
 		return nil
 	}
 	return fmt.Errorf("%q is already in use", requested)
+}
+
+// groupLocks serializes the work on each group.
+type groupLocks struct {
+	mu    sync.Mutex
+	locks map[string]*groupLock
+}
+
+type groupLock struct {
+	sync.Mutex
+	users int
+}
+
+// lock locks group and returns its unlock.
+func (g *groupLocks) lock(group string) func() {
+	g.mu.Lock()
+	if g.locks == nil {
+		g.locks = map[string]*groupLock{}
+	}
+	l := g.locks[group]
+	if l == nil {
+		l = &groupLock{}
+		g.locks[group] = l
+	}
+	l.users++
+	g.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		g.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(g.locks, group)
+		}
+		g.mu.Unlock()
+	}
 }

@@ -57,7 +57,7 @@ var (
 // holds crds.
 func namingWith(t *testing.T, crds ...*apiextv1.CustomResourceDefinition) *namingController {
 	t.Helper()
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{groupIndex: indexByGroup})
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{GroupIndex: IndexByGroup})
 	for _, crd := range crds {
 		if err := indexer.Add(crd); err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -296,6 +297,49 @@ func TestGC(t *testing.T) {
 		e.cmGone(t, ns, "top")
 	})
 
+	t.Run("CustomResourcesBackground", func(t *testing.T) {
+		// The collector watches a custom resource only from its first
+		// object on: a CR owned by a config map, and a config map owned
+		// by a CR, both go with their owner; so does a CR whose owner
+		// never existed.
+		e.createCRD(t, gcGadgetCRD)
+		ns := e.namespace(t)
+		gadgets := e.dynamic(t).Resource(schema.GroupVersionResource{Group: "gc.example.com", Version: "v1", Resource: "gcgadgets"}).Namespace(ns)
+		gadget := func(name string, owners ...metav1.OwnerReference) *unstructured.Unstructured {
+			t.Helper()
+			g := fromYAML(t, "apiVersion: gc.example.com/v1\nkind: GCGadget\nmetadata:\n  name: "+name+"\n")
+			g.SetOwnerReferences(owners)
+			g, err := gadgets.Create(ctx(t), g, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return g
+		}
+		gadgetGone := func(name string) {
+			t.Helper()
+			gone(t, "gadget "+name, func(ctx context.Context) error {
+				_, err := gadgets.Get(ctx, name, metav1.GetOptions{})
+				return err
+			})
+		}
+
+		owner := e.configMap(t, ns, "owner", nil)
+		gadget("owned", cmRef(owner, false))
+		e.deleteCM(t, ns, "owner", &background)
+		gadgetGone("owned")
+
+		g := gadget("owning")
+		e.ownedConfigMap(t, ns, "dep", nil, ownedBy("gc.example.com/v1", "GCGadget", "owning", g.GetUID(), false))
+		e.cmStays(t, ns, "dep")
+		if err := gadgets.Delete(ctx(t), "owning", metav1.DeleteOptions{PropagationPolicy: &background}); err != nil {
+			t.Fatal(err)
+		}
+		e.cmGone(t, ns, "dep")
+
+		gadget("dangling", ownedBy("v1", "ConfigMap", "nobody", "0f8c3a2e-0000-4000-8000-000000000002", false))
+		gadgetGone("dangling")
+	})
+
 	t.Run("Kubectl", func(t *testing.T) {
 		ns := e.namespace(t)
 		for _, cascade := range []string{"orphan", "background", "foreground"} {
@@ -316,6 +360,25 @@ func TestGC(t *testing.T) {
 		}
 	})
 }
+
+const gcGadgetCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gcgadgets.gc.example.com
+spec:
+  group: gc.example.com
+  scope: Namespaced
+  names: {plural: gcgadgets, singular: gcgadget, kind: GCGadget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`
 
 const gcWidgetCRD = `
 apiVersion: apiextensions.k8s.io/v1

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -42,6 +43,8 @@ type Config struct {
 	// SyncTimeout bounds the pause of the workers while the informers of
 	// newly discovered resources fill; zero means 30 seconds.
 	SyncTimeout time.Duration
+	// Lazy, if set, are resources watched only once they may hold objects.
+	Lazy LazyResources
 }
 
 // Controller is the garbage collector.
@@ -67,13 +70,22 @@ type Controller struct {
 	// that misses a whole resource.
 	workers sync.RWMutex
 
+	lazy LazyResources // nil: every resource is watched
+
 	mu       sync.Mutex
 	mapping  map[schema.GroupVersionKind]mapping
 	monitors map[schema.GroupVersionResource]*monitor
+	// dormant are the lazy resources discovered without objects, not
+	// watched; wanted the lazy ones to watch once discovered.
+	dormant map[schema.GroupResource]schema.GroupVersionResource
+	wanted  map[schema.GroupResource]bool
+	stopped bool // no more monitors may start
 	// rediscover asks the discovery loop for an early refresh (an owner
 	// reference named an unknown kind).
 	rediscover chan struct{}
 	limiter    *rate.Limiter
+	// crdPending is set while a refresh asked for by CRD changes waits.
+	crdPending atomic.Bool
 }
 
 // New returns a collector; Run starts it.
@@ -101,6 +113,9 @@ func New(cfg Config) (*Controller, error) {
 			workqueue.TypedRateLimitingQueueConfig[types.UID]{Name: "garbage_collector_attempt_to_orphan"}),
 		mapping:    map[schema.GroupVersionKind]mapping{},
 		monitors:   map[schema.GroupVersionResource]*monitor{},
+		dormant:    map[schema.GroupResource]schema.GroupVersionResource{},
+		wanted:     map[schema.GroupResource]bool{},
+		lazy:       cfg.Lazy,
 		rediscover: make(chan struct{}, 1),
 		limiter:    rate.NewLimiter(rate.Every(5*time.Second), 1),
 	}
@@ -125,6 +140,9 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		for c.processGraphChange() {
 		}
 	})
+	if c.lazy != nil {
+		c.lazy.OnWritable(func(gr schema.GroupResource) { c.writable(ctx, gr) })
+	}
 	c.resync(ctx)
 	if ctx.Err() != nil {
 		return

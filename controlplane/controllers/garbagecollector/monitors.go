@@ -89,8 +89,15 @@ func (c *Controller) resync(ctx context.Context) {
 	c.mu.Lock()
 	c.mapping = kinds
 	var fresh []cache.InformerSynced
+	var lazy []schema.GroupVersionResource
 	for gvr := range watch {
 		if _, ok := c.monitors[gvr]; ok {
+			continue
+		}
+		if c.isLazy(gvr.GroupResource()) {
+			if d, ok := c.dormant[gvr.GroupResource()]; !ok || d != gvr {
+				lazy = append(lazy, gvr)
+			}
 			continue
 		}
 		m := c.newMonitor(ctx, gvr)
@@ -104,10 +111,21 @@ func (c *Controller) resync(ctx context.Context) {
 			delete(c.monitors, gvr)
 		}
 	}
+	for gr, gvr := range c.dormant {
+		if !watch[gvr] {
+			delete(c.dormant, gr)
+		}
+	}
+	for gr := range c.wanted {
+		if !c.isLazy(gr) {
+			delete(c.wanted, gr) // its CRD is gone
+		}
+	}
 	c.mu.Unlock()
 	for _, m := range stale {
 		m.cancel()
 	}
+	fresh = append(fresh, c.startLazy(ctx, lazy)...)
 	if len(fresh) == 0 {
 		return
 	}
@@ -152,9 +170,16 @@ func (c *Controller) newMonitor(ctx context.Context, gvr schema.GroupVersionReso
 	return m
 }
 
+// isLazy reports whether gr is watched lazily. The collector's own view of
+// CRDs is never lazy.
+func (c *Controller) isLazy(gr schema.GroupResource) bool {
+	return c.lazy != nil && gr != crds && c.lazy.Lazy(gr)
+}
+
 // stopMonitors stops every informer and waits for them.
 func (c *Controller) stopMonitors() {
 	c.mu.Lock()
+	c.stopped = true
 	ms := c.monitors
 	c.monitors = map[schema.GroupVersionResource]*monitor{}
 	c.mu.Unlock()
@@ -177,13 +202,27 @@ func (c *Controller) observe(gvr schema.GroupVersionResource, obj any, deleted b
 	}
 	c.events.Add(&event{gvr: gvr, obj: m, deleted: deleted})
 	if gvr.GroupResource() == crds {
-		// A CRD established or removed changes what there is to watch: look
-		// soon rather than at the next period, twice, as discovery may lag.
-		for _, d := range []time.Duration{time.Second, 5 * time.Second} {
-			time.AfterFunc(d, c.wakeDiscovery)
-		}
+		c.crdChanged()
 	}
 }
+
+// crdChanged asks for an early discovery refresh: a CRD established or
+// removed changes what there is to watch. A burst of CRD changes (1,000
+// created at once) asks once per crdSettle, and once more a little later,
+// as discovery may lag.
+func (c *Controller) crdChanged() {
+	if !c.crdPending.CompareAndSwap(false, true) {
+		return
+	}
+	time.AfterFunc(crdSettle, func() {
+		c.crdPending.Store(false)
+		c.wakeDiscovery()
+		time.AfterFunc(2*crdSettle, c.wakeDiscovery)
+	})
+}
+
+// crdSettle is how long CRD changes gather before discovery is refreshed.
+const crdSettle = 2 * time.Second
 
 var crds = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
 
