@@ -167,12 +167,16 @@ func (c *Controller) digest(pls []*flowcontrolv1.PriorityLevelConfiguration, fss
 	levels := make(map[string]*level, len(pls))
 	nominalSum := 0
 	for _, pl := range pls {
-		l := c.levels[pl.Name]
-		if l == nil {
-			l = &level{queues: fairqueuing.New(c.cfg.Clock)}
+		// A new level value each time: requests read the published one
+		// without the lock. Its queues and borrowing state carry over.
+		l := &level{pl: pl}
+		old, seen := c.levels[pl.Name]
+		if seen {
+			l.queues, l.demand, l.current = old.queues, old.demand, old.current
+		} else {
+			l.queues = fairqueuing.New(c.cfg.Clock)
 		}
-		fresh := l.pl == nil
-		l.pl = pl
+		fresh := !seen
 		l.exempt = pl.Spec.Type == flowcontrolv1.PriorityLevelEnablementExempt
 		l.limits = levelLimits(c.cfg.ServerConcurrencyLimit, &pl.Spec, shareSum)
 		l.queuing, l.maxSeats = false, 0
