@@ -84,6 +84,15 @@ func (e *env) deleteCM(t *testing.T, ns, name string, policy *metav1.DeletionPro
 	}
 }
 
+// collectorSawConfigMaps returns once the collector has processed every
+// config map written to ns so far: it has deleted a dangling one written
+// after them, and it reads one informer's events in order.
+func (e *env) collectorSawConfigMaps(t *testing.T, ns string) {
+	t.Helper()
+	e.ownedConfigMap(t, ns, "gc-barrier", nil, ownedBy("v1", "ConfigMap", "nobody", "0f8c3a2e-0000-4000-8000-000000000002", false))
+	e.cmGone(t, ns, "gc-barrier")
+}
+
 // stays checks for a while that the configmap is still there and returns it.
 func (e *env) cmStays(t *testing.T, ns, name string) *corev1.ConfigMap {
 	t.Helper()
@@ -260,6 +269,10 @@ func TestGC(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.ownedConfigMap(t, ns, "kept", nil, ownedBy("batch/v1", "Job", job.Name, job.UID, true))
+		// The job and the config map reach the collector through separate
+		// informers: make sure it has seen the dependent before the owner
+		// goes, or it has nothing to orphan (kube's collector too).
+		e.collectorSawConfigMaps(t, ns)
 		if err := e.c.BatchV1().Jobs(ns).Delete(ctx(t), job.Name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
