@@ -112,27 +112,11 @@ func hasPrefixFold(s, prefix string) bool {
 func NewRequestHeader(headers RequestHeaders, allowedNames []string, verifyOptions func() x509.VerifyOptions) Authenticator {
 	allowedNames = slices.Clone(allowedNames)
 	return AuthenticatorFunc(func(r *http.Request) (*Response, bool, error) {
-		if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
-			return nil, false, nil
-		}
-		opts := verifyOptions()
-		if opts.Roots == nil {
-			return nil, false, nil
-		}
-		peers := r.TLS.PeerCertificates
-		if opts.Intermediates == nil && len(peers) > 1 {
-			opts.Intermediates = x509.NewCertPool()
-			for _, c := range peers[1:] {
-				opts.Intermediates.AddCert(c)
-			}
-		}
-		if len(opts.KeyUsages) == 0 {
-			opts.KeyUsages = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-		}
-		if _, err := peers[0].Verify(opts); err != nil {
+		cert, ok, err := verifiedClientCert(r, verifyOptions)
+		if !ok || err != nil {
 			return nil, false, err
 		}
-		if cn := peers[0].Subject.CommonName; len(allowedNames) > 0 && !slices.Contains(allowedNames, cn) {
+		if cn := cert.Subject.CommonName; len(allowedNames) > 0 && !slices.Contains(allowedNames, cn) {
 			return nil, false, fmt.Errorf("x509: subject with cn=%s is not in the allowed list", cn)
 		}
 		u, ok := headers.user(r.Header)

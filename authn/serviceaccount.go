@@ -292,7 +292,7 @@ func newJWTVerifier(issuers []string, keys []crypto.PublicKey, implicitAudiences
 // context asks for. ok is false, with no error, for a token that is not a
 // JWT of one of the issuers.
 func (v *jwtVerifier) verify(ctx context.Context, token string, private any) (_ *jwt.Claims, auds []string, ok bool, _ error) {
-	if !slices.Contains(v.issuers, unverifiedIssuer(token)) {
+	if !slices.Contains(v.issuers, UnverifiedIssuer(token)) {
 		return nil, nil, false, nil
 	}
 	tok, err := jwt.ParseSigned(token, tokenAlgorithms)
@@ -345,9 +345,10 @@ func (v *jwtVerifier) verify(ctx context.Context, token string, private any) (_ 
 	return public, auds, true, nil
 }
 
-// unverifiedIssuer reads the iss of a compact JWS without verifying it, to
-// leave tokens of other issuers to other authenticators.
-func unverifiedIssuer(token string) string {
+// UnverifiedIssuer reads the iss of a compact JWS without verifying it, to
+// leave tokens of other issuers to other authenticators ("" when token is
+// not one).
+func UnverifiedIssuer(token string) string {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
 		return ""

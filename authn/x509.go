@@ -24,28 +24,40 @@ import (
 // verify is an error.
 func NewX509(verifyOptions func() x509.VerifyOptions) Authenticator {
 	return AuthenticatorFunc(func(r *http.Request) (*Response, bool, error) {
-		if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
-			return nil, false, nil
+		cert, ok, err := verifiedClientCert(r, verifyOptions)
+		if !ok || err != nil {
+			return nil, false, err
 		}
-		opts := verifyOptions()
-		if opts.Roots == nil {
-			return nil, false, nil
-		}
-		peers := r.TLS.PeerCertificates
-		if opts.Intermediates == nil && len(peers) > 1 {
-			opts.Intermediates = x509.NewCertPool()
-			for _, c := range peers[1:] {
-				opts.Intermediates.AddCert(c)
-			}
-		}
-		if len(opts.KeyUsages) == 0 {
-			opts.KeyUsages = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-		}
-		if _, err := peers[0].Verify(opts); err != nil {
-			return nil, false, fmt.Errorf("verifying certificate %s failed: %w", certificateIdentifier(peers[0]), err)
-		}
-		return userFromCert(peers[0])
+		return userFromCert(cert)
 	})
+}
+
+// verifiedClientCert is the request's client certificate, verified with
+// verifyOptions (client auth usage unless they say otherwise; the other
+// presented certificates as intermediates). No certificate, or options
+// without Roots, is no opinion; one that does not verify is an error.
+func verifiedClientCert(r *http.Request, verifyOptions func() x509.VerifyOptions) (*x509.Certificate, bool, error) {
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+		return nil, false, nil
+	}
+	opts := verifyOptions()
+	if opts.Roots == nil {
+		return nil, false, nil
+	}
+	peers := r.TLS.PeerCertificates
+	if opts.Intermediates == nil && len(peers) > 1 {
+		opts.Intermediates = x509.NewCertPool()
+		for _, c := range peers[1:] {
+			opts.Intermediates.AddCert(c)
+		}
+	}
+	if len(opts.KeyUsages) == 0 {
+		opts.KeyUsages = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	}
+	if _, err := peers[0].Verify(opts); err != nil {
+		return nil, false, fmt.Errorf("verifying certificate %s failed: %w", certificateIdentifier(peers[0]), err)
+	}
+	return peers[0], true, nil
 }
 
 // userFromCert maps a verified certificate to a user.

@@ -3,7 +3,6 @@ package jwt
 import (
 	"context"
 	"crypto/tls"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -431,23 +430,10 @@ func unverifiedIssuer(token string) string {
 	if strings.HasPrefix(strings.TrimSpace(token), "{") {
 		return ""
 	}
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return ""
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return ""
-	}
-	var c struct {
-		Issuer string `json:"iss"`
-	}
-	if json.Unmarshal(payload, &c) != nil {
-		return ""
-	}
-	if c.Issuer == "accounts.google.com" {
+	iss := authn.UnverifiedIssuer(token)
+	if iss == "accounts.google.com" {
 		// Google's legacy iss, as OpenID Connect says to read it.
 		return "https://accounts.google.com"
 	}
-	return c.Issuer
+	return iss
 }
