@@ -43,7 +43,7 @@ func WithTimeout(timeout time.Duration) Filter {
 			}
 			ctx, cancel := context.WithTimeout(r.Context(), timeout)
 			defer cancel()
-			tw := &timeoutWriter{w: w}
+			tw := &timeoutWriter{w: w, header: w.Header().Clone()}
 			done := make(chan struct{})
 			panicked := make(chan any, 1)
 			go func() {
@@ -73,21 +73,30 @@ func WithTimeout(timeout time.Duration) Filter {
 	}
 }
 
-// timeoutWriter passes writes through until the request times out.
+// timeoutWriter passes writes through until the request times out. The
+// handler sets headers in a map of its own, copied to the real one when
+// the response starts: after a timeout, the timeout answer owns the real
+// headers while the handler may still be setting its own.
 type timeoutWriter struct {
 	w        http.ResponseWriter
-	mu       sync.Mutex // guards the fields below
+	header   http.Header // the handler's
+	mu       sync.Mutex  // guards the fields below
 	wrote    bool
 	timedOut bool
 }
 
-func (t *timeoutWriter) Header() http.Header {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.timedOut {
-		return http.Header{} // the timeout answer owns the real headers now
+func (t *timeoutWriter) Header() http.Header { return t.header }
+
+// startLocked sends the handler's headers with the response's first bytes.
+func (t *timeoutWriter) startLocked() {
+	if t.wrote {
+		return
 	}
-	return t.w.Header()
+	t.wrote = true
+	real := t.w.Header()
+	for k, v := range t.header {
+		real[k] = v
+	}
 }
 
 func (t *timeoutWriter) WriteHeader(code int) {
@@ -96,7 +105,7 @@ func (t *timeoutWriter) WriteHeader(code int) {
 	if t.timedOut || t.wrote {
 		return
 	}
-	t.wrote = true
+	t.startLocked()
 	t.w.WriteHeader(code)
 }
 
@@ -106,7 +115,7 @@ func (t *timeoutWriter) Write(p []byte) (int, error) {
 	if t.timedOut {
 		return 0, http.ErrHandlerTimeout
 	}
-	t.wrote = true
+	t.startLocked()
 	return t.w.Write(p)
 }
 
@@ -115,6 +124,7 @@ func (t *timeoutWriter) Flush() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if f, ok := t.w.(http.Flusher); ok && !t.timedOut {
+		t.startLocked()
 		f.Flush()
 	}
 }
