@@ -244,8 +244,13 @@ func TestHeadlessAndExternalNameServices(t *testing.T) {
 		t.Fatalf("back to ClusterIP: %v %+v", err, svc)
 	}
 
-	// The cluster IP is immutable.
-	svc.Spec.ClusterIP, svc.Spec.ClusterIPs = "10.0.0.99", []string{"10.0.0.99"}
+	// The cluster IP is immutable (the new one must differ: the allocator
+	// picks at random).
+	other := "10.0.0.99"
+	if svc.Spec.ClusterIP == other {
+		other = "10.0.0.98"
+	}
+	svc.Spec.ClusterIP, svc.Spec.ClusterIPs = other, []string{other}
 	_, err = c.CoreV1().Services("default").Update(ctx, svc, metav1.UpdateOptions{})
 	assertMessage(t, err, "spec.clusterIPs[0]: Invalid value")
 }
