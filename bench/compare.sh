@@ -5,7 +5,8 @@
 # The document's section on 1,000 CRDs is bench/crds.sh's; this keeps it.
 #
 #   bench/compare.sh                 # ~10 minutes on 2 cores; runs itself under nice -n 10
-#   BIG=1 bench/compare.sh           # also RSS with 100,000 config maps (slow)
+#   BIG=1 bench/compare.sh           # also RSS with 100,000 config maps and 10
+#                                    # concurrent lists of them (slow)
 #
 # Environment (all optional):
 #   BIG=1                 fill to 100,000 config maps as well as 10,000
@@ -17,7 +18,8 @@
 #   DOC                   the document to write            (default docs/benchmarks.md)
 #   KEEP=1                keep the work dir (JSON reports, server logs, data)
 #   NICE                  niceness of the whole run          (default 10)
-#   STARTUP_RUNS CRUD_N CRUD_C LIST_N WATCH_W WATCH_M INFORMER_N IDLE FILL
+#   STARTUP_RUNS CRUD_N CRUD_C READS_N READS_C READS_D LIST_N WATCH_W WATCH_M
+#   HOLD_W HOLD_M INFORMER_N IDLE FILL FILL_LISTS
 #                         workload sizes (defaults below)
 set -euo pipefail
 
@@ -30,15 +32,18 @@ UP="$ROOT/bench/upstream"
 DOC="${DOC:-$ROOT/docs/benchmarks.md}"
 STARTUP_RUNS="${STARTUP_RUNS:-3}"
 FILL="${FILL:-10000}"
-[[ "${BIG:-0}" == 1 ]] && FILL="${FILL},100000"
+if [[ "${BIG:-0}" == 1 ]]; then FILL="${FILL},100000"; FILL_LISTS="${FILL_LISTS:-10}"; fi
+FILL_LISTS="${FILL_LISTS:-0}"
 SIZES=(
-  --crud-n="${CRUD_N:-2000}" --crud-c="${CRUD_C:-8}"
+  --crud-n="${CRUD_N:-2000}" --crud-c="${CRUD_C:-8}" --fill-lists="$FILL_LISTS"
+  --reads-n="${READS_N:-100}" --reads-c="${READS_C:-16}" --reads-duration="${READS_D:-10s}"
   --list-n="${LIST_N:-5000}" --list-runs=10 --list-page=500
-  --watch-watchers="${WATCH_W:-50}" --watch-writes="${WATCH_M:-200}"
+  --watch-watchers="${WATCH_W:-1000}" --watch-writes="${WATCH_M:-100}"
+  --watchers-n="${HOLD_W:-10000}" --watchers-writes="${HOLD_M:-10}"
   --informer-n="${INFORMER_N:-5000}" --informer-runs=3
   --idle="${IDLE:-10s}" --fill="$FILL" --timeout=25m
 )
-ALL=startup,idle,fill,crud,list,watch,informer
+ALL=startup,idle,fill,crud,reads,list,watch,watchers,informer
 
 log() { echo "compare.sh: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -138,9 +143,13 @@ etcd_reset() {
 }
 
 # --- kube-apiserver --------------------------------------------------------------
+# Both servers serve pprof on a unix socket, through which the watchers
+# workload forces a collection before it reads memory, and reads the Go heap.
+KUBE_CMD+=("--debug-socket-path=$WORK/kube-{run}.sock")
 log "kube-apiserver: $STARTUP_RUNS starts, then $ALL"
 "$LOAD" --name kube-apiserver --workloads="$ALL" --startup-runs="$STARTUP_RUNS" "${SIZES[@]}" \
   --kubeconfig="$KUBECONFIG" --ready-url="$SERVER/readyz" --etcd-pid="$ETCD_PID" \
+  --debug-socket="$WORK/kube-{run}.sock" \
   --server-log="$WORK/kube-{run}.log" --json="$WORK/kube.json" \
   -- "${KUBE_CMD[@]}" | tee "$WORK/kube.txt" || log "capstan-load reported failures for kube-apiserver (the document shows them)"
 etcd_reset /kube/
@@ -151,8 +160,9 @@ log "capstan (etcd $ETCD_URL): $STARTUP_RUNS starts, then $ALL"
 "$LOAD" --name capstan --workloads="$ALL" --startup-runs="$STARTUP_RUNS" "${SIZES[@]}" \
   --kubeconfig="$WORK/capstan-{run}/admin.kubeconfig" --ready-url="https://127.0.0.1:$port/readyz" \
   --etcd-pid="$ETCD_PID" --server-log="$WORK/capstan-{run}.log" --json="$WORK/capstan.json" \
+  --debug-socket="$WORK/capstan-{run}.sock" \
   -- "$CAPSTAN" "${CAPSTAN_FLAGS[@]}" --secure-port="$port" --data-dir="$WORK/capstan-{run}" \
-  --etcd-servers="$ETCD_URL" --etcd-prefix="/capstan/{run}" | tee "$WORK/capstan.txt" ||
+  --etcd-servers="$ETCD_URL" --etcd-prefix="/capstan/{run}" --debug-socket-path="$WORK/capstan-{run}.sock" | tee "$WORK/capstan.txt" ||
   log "capstan-load reported failures for capstan (the document shows them)"
 etcd_reset /capstan/
 "$UP/stop.sh" "$WORK/upstream" >/dev/null
@@ -171,6 +181,6 @@ command="bench/compare.sh"
 "$LOAD" report --kube="$WORK/kube.json" --capstan="$WORK/capstan.json" --embedded="$WORK/embedded.json" \
   --markdown="$DOC" --png="${DOC%.md}.png" --command="$command" \
   --note="capstan=$built_from, built by $capstan_go, flags: ${CAPSTAN_FLAGS[*]}" \
-  --note="kube-apiserver=v1.37.2 from bench/upstream, built by $kube_go, flags as bench/upstream/run.sh sets them" \
+  --note="kube-apiserver=v1.37.2 from bench/upstream, built by $kube_go, flags as bench/upstream/run.sh sets them, and --debug-socket-path" \
   --note="etcd=v3.7.3, one process for both servers (fsync on), a fresh --etcd-prefix per start"
 log "wrote $DOC and ${DOC%.md}.png"

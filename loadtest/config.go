@@ -8,7 +8,7 @@ import (
 )
 
 // Workloads lists every workload, in the order they run.
-var Workloads = []string{"startup", "idle", "fill", "crud", "list", "watch", "informer", "crds"}
+var Workloads = []string{"startup", "idle", "fill", "crud", "reads", "list", "watch", "watchers", "informer", "crds"}
 
 // Config is what one run does.
 type Config struct {
@@ -24,13 +24,18 @@ type Config struct {
 	ServerPID, EtcdPID int
 	Start              StartConfig
 
-	Idle     time.Duration
-	Fill     []int // cumulative numbers of config maps to measure RSS at
-	CRUD     CRUDConfig
-	List     ListConfig
-	Watch    WatchConfig
-	Informer InformerConfig
-	CRDs     CRDsConfig
+	Idle time.Duration
+	Fill []int // cumulative numbers of config maps to measure RSS at
+	// FillLists is how many concurrent full lists of the filled namespace
+	// the fill workload times once it holds the last size (0: none).
+	FillLists int
+	CRUD      CRUDConfig
+	Reads     ReadsConfig
+	List      ListConfig
+	Watch     WatchConfig
+	Watchers  WatchersConfig
+	Informer  InformerConfig
+	CRDs      CRDsConfig
 
 	// DebugSocket is the server's pprof unix socket (--debug-socket-path of
 	// both servers; may hold {run}): where set, the crds workload collects
@@ -50,6 +55,17 @@ type StartConfig struct {
 
 // CRUDConfig: N objects, each created, read, updated and deleted, by C workers.
 type CRUDConfig struct{ N, C int }
+
+// ReadsConfig: N objects, read by C workers for Duration with GETs, then
+// for Duration with full lists.
+type ReadsConfig struct {
+	N, C     int
+	Duration time.Duration
+}
+
+// WatchersConfig: N watches held open on one namespace, then Writes
+// creates that every one must deliver.
+type WatchersConfig struct{ N, Writes int }
 
 // ListConfig: N objects, each kind of list done Runs times.
 type ListConfig struct{ N, Runs, PageSize int }
@@ -95,6 +111,15 @@ func (c *Config) Validate() error {
 	}
 	if c.Timeout <= 0 || c.Concurrency < 1 || c.ObjectBytes < 0 {
 		errs = append(errs, errors.New("--timeout and --concurrency must be positive, --object-bytes not negative"))
+	}
+	if c.wants("reads") && (c.Reads.N < 1 || c.Reads.C < 1 || c.Reads.Duration <= 0) {
+		errs = append(errs, errors.New("--reads-n, --reads-c and --reads-duration must be positive"))
+	}
+	if c.wants("watchers") && (c.Watchers.N < 1 || c.Watchers.Writes < 1) {
+		errs = append(errs, errors.New("--watchers-n and --watchers-writes must be positive"))
+	}
+	if c.FillLists < 0 {
+		errs = append(errs, errors.New("--fill-lists must not be negative"))
 	}
 	if c.CRUD.C < 1 || c.List.PageSize < 1 || c.List.Runs < 1 || c.Watch.Watchers < 1 || c.Informer.Runs < 1 {
 		errs = append(errs, errors.New("concurrency, page size, runs and watchers must be at least 1"))

@@ -16,6 +16,14 @@ var descriptions = map[string]string{
 	"fill": "Config maps created at the given concurrency into one namespace; RSS read 5 s after the last create " +
 		"(Go returns freed memory to the OS lazily, so this is what `top` shows, not the live heap).",
 	"crud": "Each config map is created, read, updated and deleted by one of C workers: 4 requests per object.",
+	"biglists": "Concurrent unpaginated lists of the whole filled namespace (consistent reads, all started at once), " +
+		"right after the last fill size is reached: `peak RSS` is what holding and encoding them cost.",
+	"reads": "A namespace of N config maps read by C workers, first with GETs of random ones for a while, then with " +
+		"consistent lists of the whole namespace for as long: throughput is the requests answered per second of each phase.",
+	"watchers": "N watches held open on one namespace (opened by several workers; `open` is the time to the response's headers), " +
+		"then W creates that each must deliver. The server's memory is read before opening them and with them open, the way " +
+		"the CRD section reads it (a forced collection, a pause, the RSS, another collection and the Go heap, where the server " +
+		"has a debug socket); per watch is the growth divided by N.",
 	"list": "A namespace of N config maps listed whole (`full`: a consistent read; `full-rv0`: `resourceVersion=0`, which may be served from a cache) and page by page (`paginated`: a pass over all pages; `page`: each page).",
 	"watch": "W watches on one namespace, then one writer creates config maps one after the other; every watcher must get every event. " +
 		"Per watcher and event, `deliver` is the time from the create's response to the event's arrival in client-go " +
@@ -108,8 +116,11 @@ var headline = [][2]string{
 	{"startup", "ready median (s)"}, {"idle", "RSS sum (MiB)"}, {"idle", "CPU sum (s)"},
 	{"fill-10000", "RSS sum (MiB)"}, {"fill-100000", "RSS sum (MiB)"}, {"crud", "requests per s"},
 	{"crud", "create p99 (ms)"}, {"crud", "get p99 (ms)"}, {"crud", "CPU sum (s)"},
+	{"reads", "GETs per s"}, {"reads", "get p99 (ms)"}, {"reads", "lists per s"}, {"reads", "list p99 (ms)"},
+	{"biglists-100000", "peak RSS server (MiB)"},
 	{"list", "full p50 (ms)"}, {"list", "paginated p50 (ms)"},
 	{"watch", "end-to-end p50 (ms)"}, {"watch", "end-to-end p99 (ms)"}, {"watch", "deliver p99 (ms)"},
+	{"watchers", "RSS per watch (KiB)"}, {"watchers", "deliver p99 (ms)"},
 	{"informer", "list+watch p50 (ms)"}, {"informer", "watchlist p50 (ms)"},
 }
 

@@ -60,13 +60,11 @@ const caveats = `## Caveats: what is unfair or doubtful
 - **Not quite the same work.** kube-apiserver runs as ` + "`bench/upstream/run.sh`" + ` starts it:
   RBAC, API priority and fairness, its default admission plugins (most do
   nothing for config maps) and token authentication. capstan runs with RBAC
-  when its build has ` + "`--authorization-mode`" + ` (its flags are in the Setup table);
-  the tool's user is in system:masters, which both let through before RBAC is
-  consulted. capstan has no priority and fairness (nor a max-in-flight
-  limit) and fewer admission plugins, and it authenticates the tool by an
-  x509 client certificate, checked once per connection. Priority and
-  fairness costs kube some CPU and latency per request that capstan does not
-  pay yet.
+  and API priority and fairness too (its flags are in the Setup table), with
+  fewer admission plugins; the tool's user is in system:masters, which both
+  let through before RBAC is consulted and both put in the exempt priority
+  level. capstan authenticates the tool by an x509 client certificate,
+  checked once per connection; kube-apiserver by a static token.
 - **Start.** Each start writes the server's bootstrap objects into a fresh
   prefix (kube-apiserver's RBAC roles and bindings, priority levels and
   more; capstan's system namespaces and its own); capstan also generates its
@@ -82,7 +80,7 @@ const caveats = `## Caveats: what is unfair or doubtful
   it); capstan is a plain ` + "`go build`" + `. Symbols are not loaded pages, so this
   barely moves RSS. The Setup table says which Go built each.
 - **Delivery latency is measured in the client.** It includes client-go's
-  decoding and the scheduling of 50 watcher goroutines on a busy machine, the
+  decoding and the scheduling of the watcher goroutines on a busy machine, the
   same for both servers. An event that arrives before its write's response
   counts as 0 (` + "`earlyEvents`" + `).
 - **Caches.** Both serve lists and watches from a watch cache in front of

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // settle is how long fill waits after its creates before it reads RSS.
@@ -11,8 +13,9 @@ const settle = 5 * time.Second
 
 // fill creates config maps in one namespace until it holds each size of
 // Fill in turn (at Concurrency), and reads the server's and etcd's RSS
-// settle after each size is reached: one Result per size. The last one
-// also times deleting them all in one request.
+// settle after each size is reached: one Result per size. With FillLists,
+// bigLists then lists them all concurrently. The last size's Result also
+// times deleting them all in one request.
 func (r *runner) fill(ctx context.Context) []Result {
 	ns := r.runID + "-fill"
 	if err := createNamespace(ctx, r.client.Kube, ns); err != nil {
@@ -41,15 +44,19 @@ func (r *runner) fill(ctx context.Context) []Result {
 		out = append(out, res)
 		have = n
 	}
-	if len(out) > 0 {
-		rec := NewRecorder()
-		start := time.Now()
-		err := rec.Time("deletecollection", func() error { return deleteConfigMaps(ctx, r.client.Kube, ns) })
-		last := &out[len(out)-1]
-		last.Ops = append(last.Ops, rec.Ops(time.Since(start))...)
-		if err != nil {
-			last.Error = err.Error()
-		}
+	if len(out) == 0 {
+		return out
+	}
+	if r.cfg.FillLists > 0 {
+		out = append(out, r.bigLists(ctx, ns, have))
+	}
+	rec := NewRecorder()
+	start := time.Now()
+	err := rec.Time("deletecollection", func() error { return deleteConfigMaps(ctx, r.client.Kube, ns) })
+	last := &out[len(r.cfg.Fill)-1]
+	last.Ops = append(last.Ops, rec.Ops(time.Since(start))...)
+	if err != nil {
+		last.Error = err.Error()
 	}
 	return out
 }
@@ -61,4 +68,24 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// bigLists times FillLists concurrent full lists of ns, which holds n
+// config maps, as the Result biglists-<n>: its peak RSS is what serving
+// them cost.
+func (r *runner) bigLists(ctx context.Context, ns string, n int) Result {
+	res := Result{Workload: fmt.Sprintf("biglists-%d", n),
+		Params: map[string]int{"objects": n, "lists": r.cfg.FillLists, "objectBytes": r.cfg.ObjectBytes}}
+	w := r.sampler.Start()
+	rec := NewRecorder()
+	start := time.Now()
+	parallel(ctx, r.cfg.FillLists, r.cfg.FillLists, func(int) {
+		_ = rec.Time("list", func() error { return r.listOnce(ctx, ns, metav1.ListOptions{}, n) })
+	})
+	res.Ops = rec.Ops(time.Since(start))
+	res.Resources = w.Stop()
+	if err := errorOf(ctx, rec); err != nil {
+		res.Error = err.Error()
+	}
+	return res
 }

@@ -75,6 +75,12 @@ var metricSpecs = []struct {
 	metricSpec
 }{
 	{"requestsPerSecond", metricSpec{"requests per s", Higher, false}},
+	{"getsPerSecond", metricSpec{"GETs per s", Higher, false}},
+	{"listsPerSecond", metricSpec{"lists per s", Higher, false}},
+	{"rssWatchingMiB", metricSpec{"RSS server with the watches open (MiB)", Lower, false}},
+	{"rssPerWatcherKiB", metricSpec{"RSS per watch (KiB)", Lower, false}},
+	{"heapWatchingMiB", metricSpec{"Go heap in use with the watches open (MiB)", Lower, false}},
+	{"heapPerWatcherKiB", metricSpec{"Go heap per watch (KiB)", Lower, false}},
 	{"earlyEvents", metricSpec{"events before the write's response", Neutral, true}},
 	{"missingEvents", metricSpec{"events missed", Lower, true}},
 	{"watchListRequests", metricSpec{"WatchList requests sent", Neutral, true}},

@@ -79,8 +79,8 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) (*Report, error) {
 // runWorkloads runs the selected workloads but startup, in Workloads' order.
 func (r *runner) runWorkloads(ctx context.Context) []Result {
 	funcs := map[string]workloadFunc{
-		"idle": r.idle, "crud": r.crud, "list": r.list, "watch": r.watch, "informer": r.informer,
-		"crds": r.crds,
+		"idle": r.idle, "crud": r.crud, "reads": r.reads, "list": r.list, "watch": r.watch,
+		"watchers": r.watchers, "informer": r.informer, "crds": r.crds,
 	}
 	var out []Result
 	for _, name := range Workloads {

@@ -21,25 +21,89 @@ import (
 func (r *runner) watch(ctx context.Context, ns string, res *Result) error {
 	wc := r.cfg.Watch
 	res.Params = map[string]int{"watchers": wc.Watchers, "writes": wc.Writes, "objectBytes": r.cfg.ObjectBytes}
-	cms := r.client.Kube.CoreV1().ConfigMaps(ns)
-	l, err := cms.List(ctx, metav1.ListOptions{})
+	rec := NewRecorder()
+	ws, err := r.openWatches(ctx, ns, wc.Watchers, wc.Writes, rec)
 	if err != nil {
 		return err
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	arrivals := make([][]time.Time, wc.Watchers)
-	var wg sync.WaitGroup
-	for i := range wc.Watchers {
-		w, err := cms.Watch(wctx, metav1.ListOptions{ResourceVersion: l.ResourceVersion})
-		if err != nil {
-			return fmt.Errorf("watch %d: %w", i, err)
-		}
-		arrivals[i] = make([]time.Time, wc.Writes)
-		wg.Go(func() { receive(w, arrivals[i]) })
+	defer ws.cancel()
+	res.Metrics = map[string]float64{}
+	return r.writeAndDeliver(ctx, ns, ws, wc.Writes, wc.Timeout, rec, res)
+}
+
+// watchers holds many watches open: the server's memory before and with
+// N watches open on one namespace (read as settledMemory reads it), then
+// Writes creates that every watch must deliver, as in watch.
+func (r *runner) watchers(ctx context.Context, ns string, res *Result) error {
+	hc := r.cfg.Watchers
+	res.Params = map[string]int{"watchers": hc.N, "writes": hc.Writes, "objectBytes": r.cfg.ObjectBytes}
+	before, err := r.settledMemory(ctx, settle, "Before")
+	if err != nil {
+		return err
 	}
 	rec := NewRecorder()
-	sent, written := make([]time.Time, wc.Writes), make([]time.Time, wc.Writes)
+	ws, err := r.openWatches(ctx, ns, hc.N, hc.Writes, rec)
+	if err != nil {
+		return err
+	}
+	defer ws.cancel()
+	held, err := r.settledMemory(ctx, settle, "Watching")
+	if err != nil {
+		return err
+	}
+	res.Metrics = map[string]float64{}
+	before.put(res.Metrics, "Before")
+	held.put(res.Metrics, "Watching")
+	held.perItem(res.Metrics, before, hc.N, "PerWatcherKiB")
+	return r.writeAndDeliver(ctx, ns, ws, hc.Writes, r.cfg.Watch.Timeout, rec, res)
+}
+
+// watchSet is open watches, each recording when the ADDED event of
+// watch-<i> arrives.
+type watchSet struct {
+	arrivals [][]time.Time
+	wg       sync.WaitGroup
+	cancel   func()
+}
+
+// openWatches opens n watches of ns from its current resourceVersion, on
+// the run's Concurrency workers, each timed as "open" (until the
+// response's headers).
+func (r *runner) openWatches(ctx context.Context, ns string, n, writes int, rec *Recorder) (*watchSet, error) {
+	cms := r.client.Kube.CoreV1().ConfigMaps(ns)
+	l, err := cms.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	ws := &watchSet{arrivals: make([][]time.Time, n), cancel: cancel}
+	parallel(ctx, n, r.cfg.Concurrency, func(i int) {
+		var w watch.Interface
+		err := rec.Time("open", func() (err error) {
+			w, err = cms.Watch(wctx, metav1.ListOptions{ResourceVersion: l.ResourceVersion})
+			return err
+		})
+		if err != nil {
+			return
+		}
+		ws.arrivals[i] = make([]time.Time, writes)
+		ws.wg.Go(func() { receive(w, ws.arrivals[i]) })
+	})
+	if err := errorOf(ctx, rec); err != nil {
+		cancel()
+		ws.wg.Wait()
+		return nil, fmt.Errorf("opening %d watches: %w", n, err)
+	}
+	return ws, nil
+}
+
+// writeAndDeliver creates writes config maps one after the other and
+// waits (at most timeout after the last) until every watch of ws has
+// seen them all; it fills res's ops with rec's and the delivery
+// latencies, and its metrics with the missed and early events.
+func (r *runner) writeAndDeliver(ctx context.Context, ns string, ws *watchSet, writes int, timeout time.Duration, rec *Recorder, res *Result) error {
+	cms := r.client.Kube.CoreV1().ConfigMaps(ns)
+	sent, written := make([]time.Time, writes), make([]time.Time, writes)
 	start := time.Now()
 	for i := range written {
 		cm := configMap(ns, fmt.Sprintf("watch-%07d", i), r.cfg.ObjectBytes)
@@ -48,16 +112,16 @@ func (r *runner) watch(ctx context.Context, ns string, res *Result) error {
 			written[i] = time.Now()
 		}
 	}
-	waitOrCancel(&wg, wc.Timeout, cancel)
+	waitOrCancel(&ws.wg, timeout, ws.cancel)
 	wall := time.Since(start)
-	deliver, missing, early := deliveries(written, arrivals)
-	endToEnd, _, _ := deliveries(onlyWritten(sent, written), arrivals)
+	deliver, missing, early := deliveries(written, ws.arrivals)
+	endToEnd, _, _ := deliveries(onlyWritten(sent, written), ws.arrivals)
 	res.Ops = append(rec.Ops(wall),
 		Op{Name: "deliver", Summary: Summarize(deliver, missing, wall)},
 		Op{Name: "end-to-end", Summary: Summarize(endToEnd, missing, wall)})
-	res.Metrics = map[string]float64{"missingEvents": float64(missing), "earlyEvents": float64(early)}
+	res.Metrics["missingEvents"], res.Metrics["earlyEvents"] = float64(missing), float64(early)
 	if missing > 0 {
-		return fmt.Errorf("%d of %d events never arrived", missing, wc.Watchers*wc.Writes)
+		return fmt.Errorf("%d of %d events never arrived", missing, len(ws.arrivals)*writes)
 	}
 	return errorOf(ctx, rec)
 }
