@@ -113,7 +113,7 @@ func (h *rbacHooks) bootstrap(hc server.HookContext) error {
 	if err != nil {
 		return err
 	}
-	r := bootstrap.Reconciler{Client: client.RbacV1(), Logger: h.logger.With("hook", "rbac/bootstrap-roles")}
+	r := bootstrap.Reconciler{Client: client.RbacV1(), Namespaces: client.CoreV1().Namespaces(), Logger: h.logger.With("hook", "rbac/bootstrap-roles")}
 	var last error
 	err = wait.PollUntilContextTimeout(hc, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		last = r.Ensure(ctx)

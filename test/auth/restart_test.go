@@ -52,9 +52,29 @@ func TestReconcileKeepsAdditions(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The same for the namespaced bootstrap policy.
+	roles := rbac.Roles("kube-system")
+	updateRole(t, admin, "system:controller:token-cleaner", func(r *rbacv1.Role) { r.Rules = append(r.Rules, getWidgets) })
+	rb, err := rbac.RoleBindings("kube-system").Get(ctx(t), "system:controller:cloud-provider", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb.Subjects = append(rb.Subjects, rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "bot"})
+	if _, err := rbac.RoleBindings("kube-system").Update(ctx(t), rb, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	updateRole(t, admin, "system:controller:cloud-provider", func(r *rbacv1.Role) {
+		r.Annotations[rbacv1.AutoUpdateAnnotationKey] = "false"
+		r.Rules = []rbacv1.PolicyRule{custom}
+	})
+	if err := roles.Delete(ctx(t), "system:controller:bootstrap-signer", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
 	s.Restart(t)
 	admin = s.Client(t)
 	rbac = admin.RbacV1()
+	roles = rbac.Roles("kube-system")
 
 	basic, err := rbac.ClusterRoles().Get(ctx(t), "system:basic-user", metav1.GetOptions{})
 	if err != nil || !hasRule(basic.Rules, getWidgets) || len(basic.Rules) != 3 {
@@ -77,6 +97,40 @@ func TestReconcileKeepsAdditions(t *testing.T) {
 	}
 	if _, err := rbac.ClusterRoles().Get(ctx(t), "system:monitoring", metav1.GetOptions{}); err != nil {
 		t.Errorf("system:monitoring not recreated: %v", err)
+	}
+
+	cleaner, err := roles.Get(ctx(t), "system:controller:token-cleaner", metav1.GetOptions{})
+	if err != nil || !hasRule(cleaner.Rules, getWidgets) || len(cleaner.Rules) != 3 {
+		t.Errorf("token-cleaner role after restart: %v %v", cleaner.Rules, err)
+	}
+	rb, err = rbac.RoleBindings("kube-system").Get(ctx(t), "system:controller:cloud-provider", metav1.GetOptions{})
+	if err != nil || len(rb.Subjects) != 2 || rb.Subjects[1].Name != "bot" {
+		t.Errorf("cloud-provider binding after restart: %v %v", rb.Subjects, err)
+	}
+	cloud, err := roles.Get(ctx(t), "system:controller:cloud-provider", metav1.GetOptions{})
+	if err != nil || len(cloud.Rules) != 1 || !hasRule(cloud.Rules, custom) {
+		t.Errorf("protected cloud-provider role after restart: %+v %v", cloud, err)
+	}
+	if _, err := roles.Get(ctx(t), "system:controller:bootstrap-signer", metav1.GetOptions{}); err != nil {
+		t.Errorf("kube-system bootstrap-signer role not recreated: %v", err)
+	}
+}
+
+func updateRole(t *testing.T, admin kubernetes.Interface, name string, change func(*rbacv1.Role)) {
+	t.Helper()
+	for {
+		r, err := admin.RbacV1().Roles("kube-system").Get(ctx(t), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		change(r)
+		_, err = admin.RbacV1().Roles("kube-system").Update(ctx(t), r, metav1.UpdateOptions{})
+		if !apierrors.IsConflict(err) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
 	}
 }
 

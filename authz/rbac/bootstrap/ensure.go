@@ -9,6 +9,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coreclient "k8s.io/client-go/kubernetes/typed/core/v1"
 	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/util/retry"
 )
@@ -17,12 +18,14 @@ import (
 // disappearing while it is reconciled.
 const maxAttempts = 3
 
-// Reconciler brings the stored policy up to ClusterRoles and
-// ClusterRoleBindings through the API, as kube's rbac/bootstrap-roles
-// post-start hook does at every start.
+// Reconciler brings the stored policy up to the bootstrap ClusterRoles,
+// ClusterRoleBindings, Roles and RoleBindings through the API, as kube's
+// rbac/bootstrap-roles post-start hook does at every start.
 type Reconciler struct {
 	Client rbacclient.RbacV1Interface
-	Logger *slog.Logger
+	// Namespaces, if set, creates a missing namespace of a Role or RoleBinding.
+	Namespaces coreclient.NamespaceInterface
+	Logger     *slog.Logger
 }
 
 // Ensure reconciles every bootstrap object, carrying on past failures, and
@@ -39,6 +42,18 @@ func (r Reconciler) Ensure(ctx context.Context) error {
 		err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.binding(ctx, &b, 0) })
 		if err != nil {
 			errs = append(errs, fmt.Errorf("clusterrolebinding %s: %w", b.Name, err))
+		}
+	}
+	for _, role := range NamespacedRoles() {
+		err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.reconcileRole(ctx, &role, 0) })
+		if err != nil {
+			errs = append(errs, fmt.Errorf("role %s/%s: %w", role.Namespace, role.Name, err))
+		}
+	}
+	for _, b := range NamespacedRoleBindings() {
+		err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.reconcileRoleBinding(ctx, &b, 0) })
+		if err != nil {
+			errs = append(errs, fmt.Errorf("rolebinding %s/%s: %w", b.Namespace, b.Name, err))
 		}
 	}
 	return errors.Join(errs...)
