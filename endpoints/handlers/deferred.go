@@ -6,7 +6,20 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 )
+
+// gzipWriters are reused: a flate compressor is about 800 KB of state, so
+// a new one per large response is most of what a paginated list allocates.
+// Responses are compressed at kube's level, BestSpeed: at the default
+// level compressing costs more CPU than encoding the objects.
+var gzipWriters = sync.Pool{New: func() any {
+	w, err := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	if err != nil {
+		panic(err) // BestSpeed is a valid level
+	}
+	return w
+}}
 
 // deferredWriter holds the start of a response until it knows whether the
 // response is small: a small one is written whole with its Content-Length;
@@ -51,7 +64,8 @@ func (d *deferredWriter) startStreaming() {
 	if acceptsGzip(d.r) {
 		h.Set("Content-Encoding", "gzip")
 		h.Add("Vary", "Accept-Encoding")
-		d.gz = gzip.NewWriter(d.w)
+		d.gz = gzipWriters.Get().(*gzip.Writer)
+		d.gz.Reset(d.w)
 		d.streaming = d.gz
 	}
 	d.w.WriteHeader(d.code)
@@ -78,7 +92,13 @@ func (d *deferredWriter) Close() error {
 		return nil
 	}
 	if d.gz != nil {
-		return d.gz.Close()
+		err := d.gz.Close()
+		// Reset drops the reference to the response writer; a writer
+		// left mid-stream by an error is reset on its next use.
+		d.gz.Reset(io.Discard)
+		gzipWriters.Put(d.gz)
+		d.gz = nil
+		return err
 	}
 	return nil
 }
