@@ -29,6 +29,9 @@ func (c *Config) CreateServerChain() (*server.Server, error) {
 		return nil, err
 	}
 	if fc := c.Generic.FlowControl; fc != nil {
+		for path, h := range fc.DebugHandlers() {
+			agg.Server.Handle(path, h)
+		}
 		agg.Server.AddPostStartHook("priority-and-fairness-config-consumer", func(hc server.HookContext) error {
 			return fc.Run(hc, hc.LoopbackClientConfig)
 		})

@@ -43,11 +43,13 @@ func (c *Controller) Start(wait context.Context, d Digest, rawQuery string) Admi
 	l := st.levels[fs.Spec.PriorityLevelConfiguration.Name]
 	a := Admission{FlowSchema: fs, PriorityLevel: l.pl, level: l}
 	var hash uint64
+	distinguisher := flowDistinguisher(d, fs.Spec.DistinguisherMethod)
 	if l.queuing {
-		hash = flowHash(fs.Name, flowDistinguisher(d, fs.Spec.DistinguisherMethod))
+		hash = flowHash(fs.Name, distinguisher)
 	}
 	a.Seats = c.seats(d.Info, rawQuery, l)
-	req := l.queues.Start(a.Seats, hash)
+	descr := fairqueuing.Descr{FlowSchema: fs.Name, FlowDistinguisher: distinguisher, Details: d}
+	req := l.queues.StartDescribed(a.Seats, hash, descr)
 	if req == nil {
 		c.retry.dropped(l.pl.Name)
 		return a

@@ -13,7 +13,11 @@ type queue struct {
 	nextDispatchR float64
 	executing     int
 	seatsInUse    int
+	// executingSet holds the executing requests, for the debug dump.
+	executingSet map[*Request]struct{}
 }
+
+func newQueue() *queue { return &queue{executingSet: map[*Request]struct{}{}} }
 
 func (q *queue) idle() bool { return q.length == 0 && q.executing == 0 }
 

@@ -47,8 +47,11 @@ type QueueSet struct {
 	enqueues   int       // rotates the start of the search of a hand
 	active     int       // queues with requests waiting or executing
 	seatsQueue int       // seats in use by requests that came from queues
-	stats      Stats
-	demand     demandIntegrator
+	// queueless holds the executing requests of sets without queues
+	// (exempt or rejecting levels), for the debug dump.
+	queueless map[*Request]struct{}
+	stats     Stats
+	demand    demandIntegrator
 }
 
 // Stats are a queue set's counters and gauges, as kube's debug dump has.
@@ -60,7 +63,7 @@ type Stats struct {
 
 // New returns an empty queue set; SetConfig configures it.
 func New(clock Clock) *QueueSet {
-	return &QueueSet{clock: clock, lastReal: clock.Now()}
+	return &QueueSet{clock: clock, lastReal: clock.Now(), queueless: map[*Request]struct{}{}}
 }
 
 // SetConfig changes the configuration. Queues are added when there are
@@ -81,7 +84,7 @@ func (qs *QueueSet) SetConfig(cfg Config) error {
 	defer qs.noteDemandLocked()
 	qs.cfg, qs.dealer = cfg, dealer
 	for len(qs.queues) < cfg.Queues {
-		qs.queues = append(qs.queues, &queue{})
+		qs.queues = append(qs.queues, newQueue())
 	}
 	qs.dropEmptyQueuesLocked()
 	qs.dispatchLocked()
@@ -142,6 +145,12 @@ func (qs *QueueSet) noteDemandLocked() {
 // returned request may still be waiting: call Wait before serving it,
 // and Finish after.
 func (qs *QueueSet) Start(seats int, flowHash uint64) *Request {
+	return qs.StartDescribed(seats, flowHash, Descr{})
+}
+
+// StartDescribed is Start for a request that the debug dump describes
+// as d.
+func (qs *QueueSet) StartDescribed(seats int, flowHash uint64, d Descr) *Request {
 	if seats < 1 {
 		seats = 1
 	}
@@ -149,7 +158,7 @@ func (qs *QueueSet) Start(seats int, flowHash uint64) *Request {
 	defer qs.mu.Unlock()
 	qs.syncTimeLocked()
 	defer qs.noteDemandLocked()
-	r := &Request{qs: qs, seats: seats, work: seatSeconds(seats, EstimatedServiceTime)}
+	r := &Request{qs: qs, seats: seats, work: seatSeconds(seats, EstimatedServiceTime), descr: d, arrived: qs.lastReal}
 	if qs.cfg.Exempt || qs.cfg.Queues == 0 {
 		if !qs.canAccommodateLocked(seats) {
 			qs.stats.Rejected++
@@ -209,6 +218,11 @@ func (qs *QueueSet) canAccommodateLocked(seats int) bool {
 // startExecutingLocked runs r; the time was just synced.
 func (qs *QueueSet) startExecutingLocked(r *Request) {
 	r.state, r.started = executing, qs.lastReal
+	if q := r.queue; q != nil {
+		q.executingSet[r] = struct{}{}
+	} else {
+		qs.queueless[r] = struct{}{}
+	}
 	qs.stats.Executing++
 	qs.stats.SeatsInUse += r.seats
 	qs.stats.Dispatched++
@@ -300,12 +314,14 @@ func (qs *QueueSet) finishLocked(r *Request) {
 	qs.syncTimeLocked()
 	defer qs.noteDemandLocked()
 	r.state = finished
+	delete(qs.queueless, r)
 	qs.stats.Executing--
 	qs.stats.SeatsInUse -= r.seats
 	if q := r.queue; q != nil {
 		actual := qs.lastReal.Sub(r.started)
 		q.nextDispatchR += seatSeconds(r.seats, actual) - r.work
 		q.executing--
+		delete(q.executingSet, r)
 		q.seatsInUse -= r.seats
 		qs.seatsQueue -= r.seats
 		q.boundNextDispatch()
@@ -372,6 +388,8 @@ type Request struct {
 	work     float64 // seats times EstimatedServiceTime
 	arrivalR float64
 	started  time.Time
+	descr    Descr
+	arrived  time.Time
 	state    requestState  // guarded by qs.mu
 	ready    chan struct{} // closed when a waiting request is dispatched
 	prev     *Request      // in its queue, guarded by qs.mu

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -195,6 +196,25 @@ func TestPriorityAndFairness(t *testing.T) {
 		}
 		politeDone <- result{code: resp.StatusCode, body: string(body)}
 	}()
+	// Release the flood only once the polite request is seen waiting in
+	// its queue, so that the test always exercises the queue.
+	eventually(t, 30*time.Second, "the polite request waiting in a queue", func(context.Context) (bool, error) {
+		d := e.apfDump(t, "dump_requests?includeRequestDetails=1")
+		for _, row := range d.rows {
+			if d.col(t, row, "PriorityLevelName") == schemaName && d.col(t, row, "UserName") == polite &&
+				d.col(t, row, "QueueIndex") == strconv.FormatUint(queueOf(schemaName, polite, 64), 10) &&
+				d.col(t, row, "RequestIndexInQueue") == "0" && d.col(t, row, "FlowDistingsher") == polite {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	levels := e.apfDump(t, "dump_priority_levels")
+	for _, row := range levels.rows {
+		if row[0] == schemaName && (levels.col(t, row, "WaitingRequests") == "0" || levels.col(t, row, "ActiveQueues") == "0") {
+			t.Fatalf("the flood level shows nothing waiting: %v", row)
+		}
+	}
 	wh.open()
 	if r := <-politeDone; r.code != http.StatusOK {
 		t.Fatalf("the polite user's request: %+v", r)
