@@ -111,8 +111,9 @@ func hasPrefixFold(s, prefix string) bool {
 // user, ignoring the headers). The headers are removed once read.
 func NewRequestHeader(headers RequestHeaders, allowedNames []string, verifyOptions func() x509.VerifyOptions) Authenticator {
 	allowedNames = slices.Clone(allowedNames)
+	cache := newVerifyCache()
 	return AuthenticatorFunc(func(r *http.Request) (*Response, bool, error) {
-		cert, ok, err := verifiedClientCert(r, verifyOptions)
+		cert, ok, err := verifiedClientCert(r, verifyOptions, cache)
 		if !ok || err != nil {
 			return nil, false, err
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // NewX509 returns an Authenticator for TLS client certificates. The first
@@ -23,8 +24,9 @@ import (
 // (ok=false, nil error), as in kube-apiserver. A certificate that does not
 // verify is an error.
 func NewX509(verifyOptions func() x509.VerifyOptions) Authenticator {
+	cache := newVerifyCache()
 	return AuthenticatorFunc(func(r *http.Request) (*Response, bool, error) {
-		cert, ok, err := verifiedClientCert(r, verifyOptions)
+		cert, ok, err := verifiedClientCert(r, verifyOptions, cache)
 		if !ok || err != nil {
 			return nil, false, err
 		}
@@ -36,7 +38,8 @@ func NewX509(verifyOptions func() x509.VerifyOptions) Authenticator {
 // verifyOptions (client auth usage unless they say otherwise; the other
 // presented certificates as intermediates). No certificate, or options
 // without Roots, is no opinion; one that does not verify is an error.
-func verifiedClientCert(r *http.Request, verifyOptions func() x509.VerifyOptions) (*x509.Certificate, bool, error) {
+// Verifications that succeeded are remembered in cache (which may be nil).
+func verifiedClientCert(r *http.Request, verifyOptions func() x509.VerifyOptions, cache *verifyCache) (*x509.Certificate, bool, error) {
 	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
 		return nil, false, nil
 	}
@@ -45,6 +48,7 @@ func verifiedClientCert(r *http.Request, verifyOptions func() x509.VerifyOptions
 		return nil, false, nil
 	}
 	peers := r.TLS.PeerCertificates
+	explicitIntermediates := opts.Intermediates != nil
 	if opts.Intermediates == nil && len(peers) > 1 {
 		opts.Intermediates = x509.NewCertPool()
 		for _, c := range peers[1:] {
@@ -54,8 +58,16 @@ func verifiedClientCert(r *http.Request, verifyOptions func() x509.VerifyOptions
 	if len(opts.KeyUsages) == 0 {
 		opts.KeyUsages = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 	}
-	if _, err := peers[0].Verify(opts); err != nil {
+	key, cacheable := cache.key(peers, opts, explicitIntermediates)
+	if cacheable && cache.verified(key, time.Now()) {
+		return peers[0], true, nil
+	}
+	chains, err := peers[0].Verify(opts)
+	if err != nil {
 		return nil, false, fmt.Errorf("verifying certificate %s failed: %w", certificateIdentifier(peers[0]), err)
+	}
+	if cacheable {
+		cache.remember(key, chains)
 	}
 	return peers[0], true, nil
 }

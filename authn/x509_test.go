@@ -185,3 +185,60 @@ func TestCertificateIdentifier(t *testing.T) {
 		t.Errorf("= %q, want %q", got, want)
 	}
 }
+
+// TestX509VerifyCache checks that a remembered verification is used only
+// for the same presented chain, roots and usages, and only until the
+// chain's first expiry.
+func TestX509VerifyCache(t *testing.T) {
+	root := newTestCA(t, "root", nil)
+	inter := newTestCA(t, "intermediate", root)
+	other := newTestCA(t, "other", nil)
+	rootPool, otherPool := x509.NewCertPool(), x509.NewCertPool()
+	rootPool.AddCert(root.cert)
+	otherPool.AddCert(other.cert)
+	jane := root.client(t, pkix.Name{CommonName: "jane"})
+	bob := inter.client(t, pkix.Name{CommonName: "bob"})
+	srv := root.client(t, pkix.Name{CommonName: "srv"}, func(c *x509.Certificate) {
+		c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	})
+
+	opts := x509.VerifyOptions{Roots: rootPool}
+	auth := NewX509(func() x509.VerifyOptions { return opts })
+	steps := []struct {
+		name   string
+		opts   x509.VerifyOptions
+		req    *http.Request
+		wantOK bool
+	}{
+		{"jane verifies", x509.VerifyOptions{Roots: rootPool}, requestWithPeers(jane), true},
+		{"jane again", x509.VerifyOptions{Roots: rootPool}, requestWithPeers(jane), true},
+		{"jane after the roots changed", x509.VerifyOptions{Roots: otherPool}, requestWithPeers(jane), false},
+		{"bob with his intermediate", x509.VerifyOptions{Roots: rootPool}, requestWithPeers(bob, inter.cert), true},
+		{"bob without it", x509.VerifyOptions{Roots: rootPool}, requestWithPeers(bob), false},
+		{"srv with any usage", x509.VerifyOptions{Roots: rootPool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}, requestWithPeers(srv), true},
+		{"srv with client auth", x509.VerifyOptions{Roots: rootPool}, requestWithPeers(srv), false},
+	}
+	for _, s := range steps {
+		opts = s.opts
+		_, ok, err := auth.AuthenticateRequest(s.req)
+		if ok != s.wantOK || (err == nil) != s.wantOK {
+			t.Errorf("%s: ok = %v, err = %v; want ok %v", s.name, ok, err, s.wantOK)
+		}
+	}
+
+	c := newVerifyCache()
+	k, ok := c.key([]*x509.Certificate{jane}, x509.VerifyOptions{Roots: rootPool}, false)
+	if !ok {
+		t.Fatal("plain options are not cacheable")
+	}
+	c.remember(k, [][]*x509.Certificate{{jane, root.cert}})
+	if !c.verified(k, time.Now()) {
+		t.Error("a remembered chain is not verified")
+	}
+	if c.verified(k, jane.NotAfter) {
+		t.Error("a remembered chain is still verified when its certificate expires")
+	}
+	if _, ok := c.key([]*x509.Certificate{jane}, x509.VerifyOptions{Roots: rootPool, CurrentTime: time.Now()}, false); ok {
+		t.Error("options with a fixed time are cacheable")
+	}
+}

@@ -64,7 +64,8 @@ const caveats = `## Caveats: what is unfair or doubtful
   fewer admission plugins; the tool's user is in system:masters, which both
   let through before RBAC is consulted and both put in the exempt priority
   level. capstan authenticates the tool by an x509 client certificate,
-  checked once per connection; kube-apiserver by a static token.
+  whose chain it verifies once and remembers until it expires;
+  kube-apiserver by a static token.
 - **Start.** Each start writes the server's bootstrap objects into a fresh
   prefix (kube-apiserver's RBAC roles and bindings, priority levels and
   more; capstan's system namespaces and its own); capstan also generates its

@@ -1,0 +1,91 @@
+package authn
+
+import (
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// verifyCacheSize bounds the chains a verifyCache remembers: far more
+// than the distinct client certificates of a cluster's components.
+const verifyCacheSize = 4096
+
+// verifyCache remembers the client certificate chains that verified, so
+// that a client pays for the signature checks of its chain once rather
+// than on every request: kube-apiserver's x509 authenticator verifies per
+// request, which costs more CPU than serving a GET. A chain is
+// remembered until the earliest expiry among the certificates it was
+// verified through, and only for the same roots (a reloaded client CA
+// bundle is a new pool) and key usages. Failures are not remembered.
+type verifyCache struct {
+	mu      sync.Mutex
+	entries map[verifyKey]time.Time // when the verification stops holding
+}
+
+type verifyKey struct {
+	roots, intermediates *x509.CertPool
+	usages               string
+	presented            [sha256.Size]byte // the peer certificates' DER, in order
+}
+
+func newVerifyCache() *verifyCache {
+	return &verifyCache{entries: map[verifyKey]time.Time{}}
+}
+
+// key is the cache key of verifying peers with opts; ok is false when the
+// options are not cacheable (a fixed CurrentTime, or a DNSName check).
+func (c *verifyCache) key(peers []*x509.Certificate, opts x509.VerifyOptions, explicitIntermediates bool) (verifyKey, bool) {
+	if c == nil || !opts.CurrentTime.IsZero() || opts.DNSName != "" {
+		return verifyKey{}, false
+	}
+	k := verifyKey{roots: opts.Roots, usages: fmt.Sprint(opts.KeyUsages)}
+	if explicitIntermediates {
+		k.intermediates = opts.Intermediates
+	}
+	h := sha256.New()
+	for _, p := range peers {
+		h.Write(binary.BigEndian.AppendUint64(nil, uint64(len(p.Raw))))
+		h.Write(p.Raw)
+	}
+	h.Sum(k.presented[:0])
+	return k, true
+}
+
+// verified reports whether k verified before and still holds at now.
+func (c *verifyCache) verified(k verifyKey, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	until, ok := c.entries[k]
+	return ok && now.Before(until)
+}
+
+// remember records that k verified through chains, until the earliest
+// NotAfter of the first chain.
+func (c *verifyCache) remember(k verifyKey, chains [][]*x509.Certificate) {
+	if len(chains) == 0 {
+		return
+	}
+	until := chains[0][0].NotAfter
+	for _, cert := range chains[0][1:] {
+		if cert.NotAfter.Before(until) {
+			until = cert.NotAfter
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) >= verifyCacheSize {
+		now := time.Now()
+		for key, u := range c.entries {
+			if !now.Before(u) {
+				delete(c.entries, key)
+			}
+		}
+		if len(c.entries) >= verifyCacheSize {
+			clear(c.entries)
+		}
+	}
+	c.entries[k] = until
+}
