@@ -103,6 +103,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		return nil, err
 	}
 	s.AddAdmissionPlugin(namespacelifecycle.New(namespaceGetter(core.stores["namespaces"])))
+	c.installNodeRestriction(s, core.stores["pods"], core.stores["nodes"])
 	c.installPriorityClasses(s, groups)
 	s.AddPostStartHook("start-watch-caches", func(hc server.HookContext) error {
 		c.Storage.RunCaches(hc)
