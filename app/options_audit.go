@@ -25,11 +25,12 @@ type AuditOptions struct {
 
 // AuditLogOptions are the --audit-log-* flags.
 type AuditLogOptions struct {
-	File    backend.LogFile
-	Format  string
-	Version string
-	Mode    string
-	Batch   backend.BatchConfig
+	File     backend.LogFile
+	Format   string
+	Version  string
+	Mode     string
+	Batch    backend.BatchConfig
+	Truncate backend.TruncateConfig
 }
 
 // AuditWebhookOptions are the --audit-webhook-* flags.
@@ -39,6 +40,7 @@ type AuditWebhookOptions struct {
 	Version        string
 	Mode           string
 	Batch          backend.BatchConfig
+	Truncate       backend.TruncateConfig
 }
 
 // NewAuditOptions returns kube's defaults.
@@ -46,9 +48,9 @@ func NewAuditOptions() AuditOptions {
 	return AuditOptions{
 		Log: AuditLogOptions{File: backend.LogFile{MaxAgeDays: 366, MaxBackups: 100, MaxSizeMB: 100},
 			Format: backend.FormatJSON, Version: auditv1.SchemeGroupVersion.String(),
-			Mode: backend.ModeBlocking, Batch: backend.DefaultLogBatch},
+			Mode: backend.ModeBlocking, Batch: backend.DefaultLogBatch, Truncate: backend.DefaultTruncate},
 		Webhook: AuditWebhookOptions{InitialBackoff: backend.DefaultInitialBackoff, Version: auditv1.SchemeGroupVersion.String(),
-			Mode: backend.ModeBatch, Batch: backend.DefaultWebhookBatch},
+			Mode: backend.ModeBatch, Batch: backend.DefaultWebhookBatch, Truncate: backend.DefaultTruncate},
 	}
 }
 
@@ -64,11 +66,22 @@ func (o *AuditOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&l.Format, "audit-log-format", l.Format, "Format of saved audits. \"legacy\" indicates 1-line text format for each event. \"json\" indicates structured json format. Known formats are "+strings.Join(backend.Formats, ",")+".")
 	fs.StringVar(&l.Version, "audit-log-version", l.Version, "API group and version used for serializing audit events written to log.")
 	addBatchFlags(fs, "log", &l.Mode, &l.Batch)
+	addTruncateFlags(fs, "log", &l.Truncate)
 	w := &o.Webhook
 	fs.StringVar(&w.ConfigFile, "audit-webhook-config-file", w.ConfigFile, "Path to a kubeconfig formatted file that defines the audit webhook configuration.")
 	fs.DurationVar(&w.InitialBackoff, "audit-webhook-initial-backoff", w.InitialBackoff, "The amount of time to wait before retrying the first failed request.")
 	fs.StringVar(&w.Version, "audit-webhook-version", w.Version, "API group and version used for serializing audit events written to webhook.")
 	addBatchFlags(fs, "webhook", &w.Mode, &w.Batch)
+	addTruncateFlags(fs, "webhook", &w.Truncate)
+}
+
+func addTruncateFlags(fs *pflag.FlagSet, plugin string, c *backend.TruncateConfig) {
+	prefix := "audit-" + plugin + "-truncate-"
+	fs.BoolVar(&c.Enabled, prefix+"enabled", c.Enabled, "Whether event and batch truncating is enabled.")
+	fs.Int64Var(&c.MaxBatchSize, prefix+"max-batch-size", c.MaxBatchSize, "Maximum size of the batch sent to the underlying backend. "+
+		"Actual serialized size can be several hundreds of bytes greater. If a batch exceeds this limit, it is split into several batches of smaller size.")
+	fs.Int64Var(&c.MaxEventSize, prefix+"max-event-size", c.MaxEventSize, "Maximum size of the audit event sent to the underlying backend. "+
+		"If the size of an event is greater than this number, first request and response are removed, and if this doesn't reduce the size enough, event is discarded.")
 }
 
 func addBatchFlags(fs *pflag.FlagSet, plugin string, mode *string, c *backend.BatchConfig) {
@@ -87,7 +100,7 @@ func addBatchFlags(fs *pflag.FlagSet, plugin string, mode *string, c *backend.Ba
 func (o *AuditOptions) Validate() error {
 	var errs []error
 	if l := o.Log; l.File.Path != "" {
-		errs = append(errs, validateBatch("log", l.Mode, l.Batch), validateAuditVersion(l.Version))
+		errs = append(errs, validateBatch("log", l.Mode, l.Batch), l.Truncate.Validate("log"), validateAuditVersion(l.Version))
 		if l.Format != backend.FormatJSON && l.Format != backend.FormatLegacy {
 			errs = append(errs, fmt.Errorf("invalid audit log format %s, allowed formats are %q", l.Format, strings.Join(backend.Formats, ",")))
 		}
@@ -101,7 +114,7 @@ func (o *AuditOptions) Validate() error {
 		}
 	}
 	if w := o.Webhook; w.ConfigFile != "" {
-		errs = append(errs, validateBatch("webhook", w.Mode, w.Batch), validateAuditVersion(w.Version))
+		errs = append(errs, validateBatch("webhook", w.Mode, w.Batch), w.Truncate.Validate("webhook"), validateAuditVersion(w.Version))
 	}
 	return errors.Join(errs...)
 }
@@ -147,7 +160,7 @@ func (o *AuditOptions) config(logger *slog.Logger) (audit.Config, audit.Backend,
 		if err != nil {
 			return audit.Config{}, nil, err
 		}
-		backends = append(backends, b)
+		backends = append(backends, backend.WithTruncate(b, o.Log.Truncate, logger))
 	}
 	if o.Webhook.ConfigFile != "" {
 		w, err := backend.NewWebhook(o.Webhook.ConfigFile, o.Webhook.InitialBackoff, logger)
@@ -158,7 +171,7 @@ func (o *AuditOptions) config(logger *slog.Logger) (audit.Config, audit.Backend,
 		if err != nil {
 			return audit.Config{}, nil, err
 		}
-		backends = append(backends, b)
+		backends = append(backends, backend.WithTruncate(b, o.Webhook.Truncate, logger))
 	}
 	if len(backends) == 0 {
 		return audit.Config{}, nil, nil
