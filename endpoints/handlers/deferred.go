@@ -32,13 +32,29 @@ type deferredWriter struct {
 	code        int
 	contentType string
 
-	buf       bytes.Buffer
-	streaming io.Writer // set once the response is large
+	buf       *bytes.Buffer // from responseBuffers until Close
+	streaming io.Writer     // set once the response is large
 	gz        *gzip.Writer
 }
 
 func newDeferredWriter(w http.ResponseWriter, r *http.Request, code int, contentType string) *deferredWriter {
-	return &deferredWriter{w: w, r: r, code: code, contentType: contentType}
+	buf := responseBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	return &deferredWriter{w: w, r: r, code: code, contentType: contentType, buf: buf}
+}
+
+// responseBuffers hold the start of responses. Every response fills one up
+// to gzipThreshold before it streams, so a new buffer per response is
+// garbage in proportion to the request rate.
+var responseBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// releaseBuffer returns the buffer to the pool; the writer must not be
+// used after.
+func (d *deferredWriter) releaseBuffer() {
+	if d.buf.Cap() <= 4*gzipThreshold {
+		responseBuffers.Put(d.buf)
+	}
+	d.buf = nil
 }
 
 func (d *deferredWriter) Write(p []byte) (int, error) {
@@ -79,6 +95,7 @@ func (d *deferredWriter) started() bool { return d.streaming != nil }
 
 // Close finishes the response.
 func (d *deferredWriter) Close() error {
+	defer d.releaseBuffer()
 	if d.streaming == nil {
 		h := d.w.Header()
 		h.Set("Content-Type", d.contentType)
