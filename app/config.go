@@ -128,7 +128,7 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	}
 	c.Storage = &controlplane.StorageFactory{
 		Client: c.etcdClient, Prefix: o.EtcdPrefix, Scheme: scheme.Scheme, Codecs: scheme.Codecs, Logger: logger,
-		WatchCache: o.WatchCache, Compactions: c.compactor,
+		WatchCache: o.WatchCache, Compactions: c.compactor, CountPollPeriod: o.FlowControl.CountPollPeriod,
 	}
 	if c.encryption != nil {
 		c.Storage.Transformers = c.encryption
@@ -210,7 +210,7 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pk
 		},
 		Authentication:        auth,
 		Authorization:         c.Authorization.Authorizer,
-		FlowControl:           o.FlowControl.controller(o, nil, c.Logger),
+		FlowControl:           o.FlowControl.controller(o, c.Storage, c.Logger),
 		Audit:                 c.auditing,
 		Loopback:              server.NewLoopback(),
 		AuthenticationHeaders: proxy.headers,

@@ -109,6 +109,10 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		c.Storage.RunCaches(hc)
 		return nil
 	})
+	s.AddPostStartHook("storage-object-count-tracker-hook", func(hc server.HookContext) error {
+		go c.Storage.RunObjectCounts(hc)
+		return nil
+	})
 	s.AddPostStartHook("start-system-namespaces-controller", c.ensureSystemNamespaces)
 	s.AddPostStartHook("start-namespace-controller", c.runNamespaceController)
 	s.AddPostStartHook("start-garbage-collector", c.runGarbageCollector)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,9 +35,13 @@ type StorageFactory struct {
 	// Transformers encrypt each resource's values at rest
 	// (--encryption-provider-config). nil stores them as they are.
 	Transformers ResourceTransformers
+	// CountPollPeriod is how often the stats of every resource's storage
+	// are read (--etcd-count-metric-poll-period); 0 never.
+	CountPollPeriod time.Duration
 
 	mu     sync.Mutex // guards caches
 	caches []*cache.Cacher
+	counts objectCounts
 }
 
 // StorageSpec is where and how one resource is stored.
@@ -77,6 +82,9 @@ func (f *StorageFactory) New(spec StorageSpec) (storage.Interface, error) {
 		Prefix: f.Prefix, ResourcePrefix: spec.KeyPrefix, GroupResource: spec.Resource, Logger: f.Logger,
 		Transformer: f.transformer(spec.Resource),
 	})
+	if err == nil {
+		f.counts.add(spec.Resource, store)
+	}
 	if err != nil || !f.WatchCache || spec.NoWatchCache || spec.Resource.Resource == "events" {
 		return store, err
 	}

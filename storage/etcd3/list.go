@@ -123,6 +123,7 @@ func (s *Store) readList(ctx context.Context, key, keyPrefix string, plan listPl
 			res.rev = resp.Header.Revision
 		}
 		res.count = resp.Count
+		s.sizes.observe(resp.Kvs...)
 		for i, kv := range resp.Kvs {
 			if limit > 0 && int64(items.len()) >= limit {
 				res.hasMore = true

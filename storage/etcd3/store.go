@@ -62,6 +62,7 @@ type Store struct {
 	leases        *leaseManager
 	logger        *slog.Logger
 	transformer   value.Transformer
+	sizes         sizeEstimator
 }
 
 var _ storage.Interface = (*Store)(nil)

@@ -128,6 +128,7 @@ func (w *watcher) sendInitialEvents() (int64, bool) {
 		if rev == 0 {
 			rev = resp.Header.Revision
 		}
+		w.s.sizes.observe(resp.Kvs...)
 		for _, kv := range resp.Kvs {
 			obj, err := w.s.decodeStored(w.ctx, kv.Value, kv.ModRevision, string(kv.Key))
 			if err != nil {
@@ -186,6 +187,11 @@ func (w *watcher) stream(rev int64) {
 			continue
 		}
 		for _, e := range resp.Events {
+			if e.Type == clientv3.EventTypeDelete {
+				w.s.sizes.deleted(e.Kv)
+			} else {
+				w.s.sizes.observe(e.Kv)
+			}
 			ev, ok, err := w.transform(e)
 			if err != nil {
 				w.sendError(err)

@@ -1,0 +1,73 @@
+package flowcontrol
+
+import (
+	"testing"
+
+	"github.com/capstan-io/capstan/endpoints/request"
+)
+
+type fakeCounts map[string][2]int64
+
+func (f fakeCounts) ObjectStats(group, resource string) (int64, int64, bool) {
+	s, ok := f[group+"/"+resource]
+	return s[0], s[1], ok
+}
+
+// TestSeats: kube's size-based estimate of lists (and of watches that
+// start with a list): a seat per 100kB loaded at once, lists from the
+// watch cache counted up to 1MB, at most 100 seats or the level's
+// maximum, at least 1.
+func TestSeats(t *testing.T) {
+	counts := fakeCounts{
+		"/pods":            {800, 1000},
+		"/configmaps":      {5000, 1000},
+		"/secrets":         {50000, 1000},
+		"/events":          {0, 0},
+		"apps/nosize":      {10, 0},
+		"/serviceaccounts": {3, 200},
+	}
+	c := NewController(Config{ObjectCounts: counts})
+	list := func(group, resource string) *request.Info {
+		return &request.Info{IsResourceRequest: true, Verb: "list", APIGroup: group, Resource: resource}
+	}
+	for _, tc := range []struct {
+		name     string
+		info     *request.Info
+		query    string
+		maxSeats int
+		exempt   bool
+		want     int
+	}{
+		{name: "get", info: &request.Info{IsResourceRequest: true, Verb: "get", Resource: "pods", Name: "a"}, want: 1},
+		{name: "non-resource", info: &request.Info{Verb: "get", Path: "/healthz"}, want: 1},
+		{name: "unknown resource", info: list("example.com", "widgets"), want: 1},
+		{name: "consistent list from the cache", info: list("", "pods"), want: 8},
+		{name: "list at any version from the cache", info: list("", "pods"), query: "resourceVersion=0", want: 8},
+		{name: "cache lists count at most 1MB", info: list("", "configmaps"), want: 10},
+		{name: "limit without a version is served by the cache", info: list("", "configmaps"), query: "limit=500", want: 5},
+		{name: "limit at a version goes to etcd", info: list("", "configmaps"), query: "limit=500&resourceVersion=5", want: 5},
+		{name: "continued selective lists read half", info: list("", "configmaps"), query: "limit=500&continue=abc&labelSelector=a%3Db", want: 25},
+		{name: "exact lists from etcd are not capped at 1MB", info: list("", "configmaps"), query: "resourceVersion=5&resourceVersionMatch=Exact", want: 50},
+		{name: "at most 100 seats", info: list("", "secrets"), query: "resourceVersion=5&resourceVersionMatch=Exact", want: 100},
+		{name: "the level's maximum", info: list("", "configmaps"), maxSeats: 3, want: 3},
+		{name: "exempt levels", info: list("", "configmaps"), exempt: true, want: 1},
+		{name: "one named object", info: &request.Info{IsResourceRequest: true, Verb: "list", Resource: "configmaps", Name: "a"}, want: 1},
+		{name: "nothing stored", info: list("", "events"), want: 1},
+		{name: "unknown size is etcd's largest", info: list("apps", "nosize"), want: 10},
+		{name: "small lists take one seat", info: list("", "serviceaccounts"), want: 1},
+		{name: "watch from a version", info: &request.Info{IsResourceRequest: true, Verb: "watch", Resource: "pods"}, query: "resourceVersion=100", want: 1},
+		{name: "watch from now lists first", info: &request.Info{IsResourceRequest: true, Verb: "watch", Resource: "pods"}, want: 8},
+		{name: "watch with initial events", info: &request.Info{IsResourceRequest: true, Verb: "watch", Resource: "pods"},
+			query: "resourceVersion=100&sendInitialEvents=true&resourceVersionMatch=NotOlderThan", want: 8},
+		{name: "create", info: &request.Info{IsResourceRequest: true, Verb: "create", Resource: "pods"}, want: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := c.seats(tc.info, tc.query, &level{maxSeats: tc.maxSeats, exempt: tc.exempt}); got != tc.want {
+				t.Errorf("seats = %d, want %d", got, tc.want)
+			}
+		})
+	}
+	if got := NewController(Config{}).seats(list("", "configmaps"), "", &level{}); got != 1 {
+		t.Errorf("without counts: %d seats, want 1", got)
+	}
+}

@@ -1,0 +1,80 @@
+package etcd3
+
+import (
+	"context"
+	"sync"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/capstan-io/capstan/storage"
+)
+
+// sizeEstimator remembers the stored size of every key the store has
+// read, from lists and watch events, so that the average object size
+// costs no read of its own: kube's estimate. Keys deleted unseen are
+// dropped when Stats lists the keys.
+type sizeEstimator struct {
+	mu    sync.Mutex // guards sizes
+	sizes map[string]keySize
+}
+
+type keySize struct {
+	bytes, rev int64
+}
+
+func (e *sizeEstimator) observe(kvs ...*mvccpb.KeyValue) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sizes == nil {
+		e.sizes = map[string]keySize{}
+	}
+	for _, kv := range kvs {
+		if old, ok := e.sizes[string(kv.Key)]; ok && old.rev >= kv.ModRevision {
+			continue
+		}
+		e.sizes[string(kv.Key)] = keySize{bytes: int64(len(kv.Value)), rev: kv.ModRevision}
+	}
+}
+
+func (e *sizeEstimator) deleted(kv *mvccpb.KeyValue) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if old, ok := e.sizes[string(kv.Key)]; ok && old.rev < kv.ModRevision {
+		delete(e.sizes, string(kv.Key))
+	}
+}
+
+// average keeps only the sizes of keys, which are all the keys stored,
+// and returns their average (0 if none is known).
+func (e *sizeEstimator) average(keys []*mvccpb.KeyValue) int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	kept := make(map[string]keySize, len(e.sizes))
+	var sum int64
+	for _, kv := range keys {
+		if ks, ok := e.sizes[string(kv.Key)]; ok {
+			kept[string(kv.Key)] = ks
+			sum += ks.bytes
+		}
+	}
+	e.sizes = kept
+	if len(kept) == 0 {
+		return 0
+	}
+	return sum / int64(len(kept))
+}
+
+// Stats counts the resource's keys with a keys-only read and averages
+// the sizes of those the store has seen.
+func (s *Store) Stats(ctx context.Context) (storage.Stats, error) {
+	prefix, err := s.keys.etcdKey(s.keys.resourcePrefix, true)
+	if err != nil {
+		return storage.Stats{}, err
+	}
+	resp, err := s.client.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		return storage.Stats{}, etcdError("stats", s.keys.resourcePrefix, err)
+	}
+	return storage.Stats{ObjectCount: int64(len(resp.Kvs)), AverageSizeBytes: s.sizes.average(resp.Kvs)}, nil
+}

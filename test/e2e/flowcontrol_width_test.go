@@ -1,0 +1,166 @@
+package e2e
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// gatedConversion is a conversion webhook whose calls wait at a gate: a
+// request converting objects stays in flight until the test opens the
+// gate; reset closes it again for the next request.
+type gatedConversion struct {
+	srv      *httptest.Server
+	caBundle string
+	mu       sync.Mutex // guards gate and arrived
+	gate     chan struct{}
+	arrived  chan struct{} // closed by the first call at the current gate
+}
+
+func newGatedConversion(t *testing.T) *gatedConversion {
+	g := &gatedConversion{}
+	g.reset()
+	g.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var review map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		g.mu.Lock()
+		gate, arrived := g.gate, g.arrived
+		select {
+		case <-arrived:
+		default:
+			close(arrived)
+		}
+		g.mu.Unlock()
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+		req := review["request"].(map[string]any)
+		var out []any
+		for _, o := range req["objects"].([]any) {
+			obj := o.(map[string]any)
+			obj["apiVersion"] = req["desiredAPIVersion"]
+			out = append(out, obj)
+		}
+		writeJSON(w, map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+			"response": map[string]any{"uid": req["uid"], "convertedObjects": out, "result": map[string]any{"status": "Success"}}})
+	}))
+	t.Cleanup(g.srv.Close)
+	t.Cleanup(g.open)
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: g.srv.Certificate().Raw})
+	g.caBundle = base64.StdEncoding.EncodeToString(cert)
+	return g
+}
+
+func (g *gatedConversion) reset() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.gate, g.arrived = make(chan struct{}), make(chan struct{})
+}
+
+// open lets the calls at the current gate, and those after, through
+// until the next reset.
+func (g *gatedConversion) open() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-g.gate:
+	default:
+		close(g.gate)
+	}
+}
+
+func (g *gatedConversion) waitArrival(t *testing.T) {
+	g.mu.Lock()
+	arrived := g.arrived
+	g.mu.Unlock()
+	select {
+	case <-arrived:
+	case <-ctx(t).Done():
+		t.Fatal("no conversion call arrived")
+	}
+}
+
+// TestPriorityAndFairnessListWidth: a list of many stored objects takes
+// more than one seat, as kube estimates it from the object count and
+// average size of the resource's storage (read every
+// --etcd-count-metric-poll-period); the dump of requests shows its seats
+// while it is in flight.
+func TestPriorityAndFairnessListWidth(t *testing.T) {
+	e := start(t, "--authorization-mode=AlwaysAllow", "--etcd-count-metric-poll-period=1s")
+	ns := e.namespace(t)
+	wh := newGatedConversion(t)
+	e.createCRD(t, webhookCRD(&conversionWebhook{srv: wh.srv, caBundle: wh.caBundle}, "wides", "Wide", "/gated"))
+	// 40 objects of about 10kB: 400kB listed at once, 4 seats.
+	res := convResource(e.dynamic(t), "wides", "v1", ns)
+	const objects = 40
+	for i := range objects {
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "conv.example.com/v1", "kind": "Wide",
+			"metadata": map[string]any{"name": "w" + strconv.Itoa(i)}, "spec": map[string]any{"name": strings.Repeat("x", 10_000)}}}
+		if _, err := res.Create(ctx(t), obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	hc := e.httpClient(t)
+	// listSeats lists the objects at v2 as an ordinary user, holds the
+	// list in the webhook, and reads its seats from the dump.
+	listSeats := func() int {
+		wh.reset()
+		done := make(chan response, 1)
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx(t), http.MethodGet, e.URL+"/apis/conv.example.com/v2/namespaces/"+ns+"/wides", nil)
+			req.Header.Set("Impersonate-User", "lister")
+			resp, err := hc.Do(req)
+			if err != nil {
+				done <- response{}
+				return
+			}
+			resp.Body.Close()
+			done <- response{code: resp.StatusCode}
+		}()
+		wh.waitArrival(t)
+		d := e.apfDump(t, "dump_requests?includeRequestDetails=1")
+		seats := 0
+		for _, row := range d.rows {
+			if d.col(t, row, "UserName") == "lister" && d.col(t, row, "Verb") == "list" && d.col(t, row, "Resource") == "wides" {
+				seats, _ = strconv.Atoi(d.col(t, row, "InitialSeats"))
+			}
+		}
+		wh.open()
+		if r := <-done; r.code != http.StatusOK {
+			t.Fatalf("the list: %d", r.code)
+		}
+		if seats == 0 {
+			t.Fatalf("the list in flight is not in the dump")
+		}
+		return seats
+	}
+	// The counts are read every second: the first lists may find none.
+	var seats int
+	eventually(t, 30*time.Second, "the list estimated at its size", func(context.Context) (bool, error) {
+		seats = listSeats()
+		t.Logf("a list of %d objects: %d seats", objects, seats)
+		return seats > 1, nil
+	})
+	// ~10.1kB each as stored: ceil(40 * 10.1kB / 100kB) = 5; at most the
+	// level's maximum of 8 (global-default: 15% of 49 seats).
+	if seats < 4 || seats > 8 {
+		t.Errorf("the list of %d objects of 10kB took %d seats, want 4 to 8", objects, seats)
+	}
+}
