@@ -48,6 +48,7 @@ var (
 	pvcResource     = schema.GroupResource{Resource: "persistentvolumeclaims"}
 	leaseResource   = schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}
 	csiNodeResource = schema.GroupResource{Group: "storage.k8s.io", Resource: "csinodes"}
+	csrResource     = schema.GroupResource{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}
 )
 
 // Handles: kube's plugin takes part in creates, updates and deletes.
@@ -105,6 +106,8 @@ func (p *Plugin) admit(ctx context.Context, a *admission.Attributes) error {
 		return admitLease(nodeName, a)
 	case csiNodeResource:
 		return admitCSINode(nodeName, a)
+	case csrResource:
+		return admitCSR(nodeName, a)
 	}
 	return nil
 }

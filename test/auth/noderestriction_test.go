@@ -1,9 +1,16 @@
 package auth
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"testing"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -106,4 +113,30 @@ func TestNodeRestriction(t *testing.T) {
 	if _, err := kubelet.CoordinationV1().Leases(corev1.NamespaceNodeLease).Create(ctx(t), lease("n1"), metav1.CreateOptions{}); err != nil {
 		t.Errorf("n1 creates own lease: %v", err)
 	}
+
+	// Client certificates for itself only.
+	_, err = kubelet.CertificatesV1().CertificateSigningRequests().Create(ctx(t), nodeCSR(t, "c1", "system:node:n2"), metav1.CreateOptions{})
+	wantForbidden(t, "CSR for n2", err, `certificatesigningrequests.certificates.k8s.io "c1" is forbidden: can only create a node CSR with CN=system:node:n1`)
+	if _, err := kubelet.CertificatesV1().CertificateSigningRequests().Create(ctx(t), nodeCSR(t, "c2", "system:node:n1"), metav1.CreateOptions{}); err != nil {
+		t.Errorf("n1 asks for its own client certificate: %v", err)
+	}
+}
+
+// nodeCSR is a request for a kubelet client certificate of CN commonName.
+func nodeCSR(t *testing.T, name, commonName string) *certificatesv1.CertificateSigningRequest {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
+		Subject: pkix.Name{CommonName: commonName, Organization: []string{"system:nodes"}}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &certificatesv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			SignerName: certificatesv1.KubeAPIServerClientKubeletSignerName,
+			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
+			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
+		}}
 }
