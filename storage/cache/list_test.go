@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-io/capstan/storage"
@@ -158,4 +159,40 @@ func TestNotReady(t *testing.T) {
 	}
 	w := startWatch(t, c, "/configmaps/notready", storage.ListOptions{Recursive: true})
 	expectEvent(t, w, "ADDED", "a")
+}
+
+// TestListedItemsAreCopies: a caller may change what it listed (the
+// registry defaults objects on read) without changing the cache, for
+// typed and unstructured lists.
+func TestListedItemsAreCopies(t *testing.T) {
+	c := newTestCacher(t, newTestStore(t), Config{})
+	create(t, c, "copies", "a", "k", "v")
+	opts := storage.ListOptions{Recursive: true, ResourceVersion: "0"}
+	l := list(t, c, "/configmaps/copies", opts)
+	l.Items[0].Data["k"] = "changed"
+	l.Items[0].Labels = map[string]string{"changed": "true"}
+	again := list(t, c, "/configmaps/copies", opts)
+	if got := again.Items[0]; got.Data["k"] != "v" || got.Labels != nil {
+		t.Fatalf("after changing a listed item, the cache lists data %v, labels %v", got.Data, got.Labels)
+	}
+}
+
+// TestSetItemsUnstructured: unstructured items are copied into an
+// UnstructuredList, and an item of another type is an error.
+func TestSetItemsUnstructured(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "a"}, "spec": map[string]any{"n": "1"}}}
+	u := &unstructured.UnstructuredList{}
+	if err := setItems(u, []*element{{key: "/a", obj: obj}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(u.Items) != 1 || u.Items[0].GetName() != "a" {
+		t.Fatalf("items %v", u.Items)
+	}
+	u.Items[0].Object["spec"].(map[string]any)["n"] = "2"
+	if obj.Object["spec"].(map[string]any)["n"] != "1" {
+		t.Fatal("changing the listed item changed the cached one")
+	}
+	if err := setItems(&corev1.ConfigMapList{}, []*element{{key: "/a", obj: obj}}); err == nil {
+		t.Fatal("an Unstructured listed into a ConfigMapList: no error")
+	}
 }

@@ -24,12 +24,23 @@ func setItems(list runtime.Object, elems []*element) error {
 	}
 	items.Set(reflect.MakeSlice(items.Type(), len(elems), len(elems)))
 	itemType := items.Type().Elem()
+	ptrType := reflect.PointerTo(itemType)
+	copyInto, direct := ptrType.MethodByName("DeepCopyInto")
+	direct = direct && copyInto.Type.NumIn() == 2 && copyInto.Type.In(1) == ptrType
+	args := make([]reflect.Value, 2)
 	for i, e := range elems {
-		v := reflect.ValueOf(e.obj.DeepCopyObject())
-		if v.Kind() != reflect.Pointer || v.Type().Elem() != itemType {
+		v := reflect.ValueOf(e.obj)
+		if v.Type() != ptrType {
 			return fmt.Errorf("cannot list a %T into a %T", e.obj, list)
 		}
-		items.Index(i).Set(v.Elem())
+		if !direct {
+			items.Index(i).Set(reflect.ValueOf(e.obj.DeepCopyObject()).Elem())
+			continue
+		}
+		// Straight into the slice: DeepCopyObject would allocate each
+		// item once more, only to copy it into the slice.
+		args[0], args[1] = v, items.Index(i).Addr()
+		copyInto.Func.Call(args)
 	}
 	return nil
 }
