@@ -119,4 +119,11 @@ type ListOptions struct {
 	// k8s.io/initial-events-end (WatchList).
 	// nil means the default of the resourceVersion rules above.
 	SendInitialEvents *bool
+	// SharedObjects lets Watch send the objects of its live events as
+	// runtime.CacheableObject wrappers shared by every watch that asked
+	// the same: the receiver must not change them, and encodes them
+	// through a serializer (which encodes each once per wire format) or
+	// takes a copy of its own with GetObject. Storage without a cache
+	// ignores it.
+	SharedObjects bool
 }

@@ -33,6 +33,9 @@ func (s *Scope) serveWatch(w http.ResponseWriter, r *http.Request, opts *rest.Li
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.watchTimeout(opts))
 	defer cancel()
+	// Events may come as objects shared with other watches: streamEvents
+	// encodes them without changing them, or unwraps a copy.
+	opts.SharedObjects = true
 	wi, err := watcher.Watch(ctx, opts)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -79,6 +82,9 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 				return
 			}
 			obj := ev.Object
+			if co, ok := obj.(runtime.CacheableObject); ok && out.as != asObject {
+				obj = co.GetObject()
+			}
 			if ev.Type != watch.Error {
 				t, err := s.transform(r, obj, out)
 				if err != nil {

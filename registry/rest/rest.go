@@ -108,6 +108,9 @@ type ListOptions struct {
 	AllowWatchBookmarks  bool
 	SendInitialEvents    *bool
 	TimeoutSeconds       *int64
+	// SharedObjects: see storage.ListOptions.SharedObjects; set by the
+	// watch handler, which encodes events without changing them.
+	SharedObjects bool
 }
 
 // TableConvertor turns objects and lists into the rows kubectl prints.

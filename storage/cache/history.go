@@ -3,6 +3,7 @@ package cache
 import (
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,6 +24,10 @@ type event struct {
 	// snap is the state right after the change: the answer to a list at
 	// any revision from rv up to the next event's.
 	snap *tree
+	// shared is obj as the watches that share objects receive it, made
+	// by the first of them (sharedObj).
+	shared     *sharedObject
+	sharedOnce sync.Once
 }
 
 // history is the window of recent events and, with each, the state after

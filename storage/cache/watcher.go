@@ -25,6 +25,7 @@ type cacheWatcher struct {
 	recursive bool
 	pred      storage.SelectionPredicate
 	bookmarks bool      // the watch asked for bookmarks (ProgressNotify)
+	shared    bool      // live events carry sharedObjects (SharedObjects)
 	deadline  time.Time // the watch's deadline, if any
 
 	input    chan *event
@@ -133,15 +134,15 @@ func (w *cacheWatcher) deliver(ev *event) bool {
 // the revision of the change), as in kube.
 func (w *cacheWatcher) transform(ev *event) (watch.Event, bool) {
 	if ev.typ == watch.Deleted {
-		return watch.Event{Type: watch.Deleted, Object: ev.obj.DeepCopyObject()}, w.matches(ev.obj)
+		return watch.Event{Type: watch.Deleted, Object: w.objectOf(ev)}, w.matches(ev.obj)
 	}
 	cur := w.matches(ev.obj)
 	old := ev.prev != nil && w.matches(ev.prev)
 	switch {
 	case cur && old:
-		return watch.Event{Type: watch.Modified, Object: ev.obj.DeepCopyObject()}, true
+		return watch.Event{Type: watch.Modified, Object: w.objectOf(ev)}, true
 	case cur:
-		return watch.Event{Type: watch.Added, Object: ev.obj.DeepCopyObject()}, true
+		return watch.Event{Type: watch.Added, Object: w.objectOf(ev)}, true
 	case old:
 		obj, err := copyWithRV(ev.prev, ev.rv)
 		if err != nil {
@@ -151,6 +152,15 @@ func (w *cacheWatcher) transform(ev *event) (watch.Event, bool) {
 		return watch.Event{Type: watch.Deleted, Object: obj}, true
 	}
 	return watch.Event{}, false
+}
+
+// objectOf is ev's object as this watch receives it: the event's shared
+// wrapper, or a copy of its own.
+func (w *cacheWatcher) objectOf(ev *event) runtime.Object {
+	if w.shared {
+		return ev.sharedObj()
+	}
+	return ev.obj.DeepCopyObject()
 }
 
 func (w *cacheWatcher) inScope(key string) bool {

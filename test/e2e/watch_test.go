@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"strconv"
 	"testing"
 	"time"
@@ -10,6 +13,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 )
 
@@ -199,4 +205,68 @@ func rvNumber(t *testing.T, rv string) int64 {
 		t.Fatalf("resourceVersion %q: %v", rv, err)
 	}
 	return n
+}
+
+// TestWatchFormatsOfOneEvent: watches of one namespace in JSON, protobuf,
+// metadata only and as a Table get the same event each in its own form
+// (the watch cache hands every watch the event's object shared, and each
+// wire format is encoded once).
+func TestWatchFormatsOfOneEvent(t *testing.T) {
+	e := start(t)
+	ns := e.namespace(t)
+	proto := e.clientWith(t, func(cfg *rest.Config) {
+		cfg.ContentType, cfg.AcceptContentTypes = protobuf, protobuf
+	})
+	mc, err := metadata.NewForConfig(e.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := e.c.CoreV1().ConfigMaps(ns).List(ctx(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := metav1.ListOptions{ResourceVersion: list.ResourceVersion}
+	var typed []watch.Interface
+	for _, c := range []kubernetes.Interface{e.c, e.c, proto, proto} {
+		w, err := c.CoreV1().ConfigMaps(ns).Watch(ctx(t), from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		typed = append(typed, w)
+	}
+	meta, err := mc.Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(ns).Watch(ctx(t), from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer meta.Stop()
+
+	created := e.configMap(t, ns, "shared", map[string]string{"l": "v"})
+	for i, w := range typed {
+		got := wantEvent(t, w, watch.Added, "shared", created.ResourceVersion)
+		if got.Labels["l"] != "v" || got.Namespace != ns || got.UID != created.UID {
+			t.Errorf("watch %d: got %+v, want %+v", i, got, created)
+		}
+	}
+	select {
+	case ev := <-meta.ResultChan():
+		pom, ok := ev.Object.(*metav1.PartialObjectMetadata)
+		if ev.Type != watch.Added || !ok || pom.Name != "shared" || pom.ResourceVersion != created.ResourceVersion || pom.UID != created.UID {
+			t.Errorf("metadata watch: %s %#v", ev.Type, ev.Object)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no event on the metadata watch")
+	}
+	// A Table watch from the same revision replays the event from the
+	// cache's history, and ends after a second.
+	table := e.do(t, http.MethodGet, "/api/v1/namespaces/"+ns+"/configmaps?watch=1&timeoutSeconds=1&resourceVersion="+list.ResourceVersion,
+		nil, "Accept", "application/json;as=Table;g=meta.k8s.io;v=v1")
+	var ev struct {
+		Type   string
+		Object metav1.Table
+	}
+	if err := json.NewDecoder(bytes.NewReader(table.body)).Decode(&ev); err != nil || table.code != 200 ||
+		ev.Type != "ADDED" || ev.Object.Kind != "Table" || len(ev.Object.Rows) != 1 || ev.Object.Rows[0].Cells[0] != "shared" {
+		t.Errorf("Table watch = %d %v: %s", table.code, err, table.body)
+	}
 }
