@@ -167,7 +167,7 @@ func TestNotReady(t *testing.T) {
 func TestListedItemsAreCopies(t *testing.T) {
 	c := newTestCacher(t, newTestStore(t), Config{})
 	create(t, c, "copies", "a", "k", "v")
-	opts := storage.ListOptions{Recursive: true, ResourceVersion: "0"}
+	opts := storage.ListOptions{} // consistent: the list sees the create
 	l := list(t, c, "/configmaps/copies", opts)
 	l.Items[0].Data["k"] = "changed"
 	l.Items[0].Labels = map[string]string{"changed": "true"}
