@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/storage"
+	"github.com/capstan-io/capstan/storage/etcd3"
 )
 
 // Object count parameters, kube's: stats are read every minute
@@ -28,11 +29,27 @@ type objectCounts struct {
 	mu        sync.RWMutex // guards the maps
 	reporters map[schema.GroupResource]storage.StatsReporter
 	stats     map[schema.GroupResource]timedStats
+	sizes     map[schema.GroupResource]*etcd3.SizeEstimator
 }
 
 type timedStats struct {
 	storage.Stats
 	at time.Time
+}
+
+// sizesOf is the size estimator shared by the stores of gr.
+func (o *objectCounts) sizesOf(gr schema.GroupResource) *etcd3.SizeEstimator {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.sizes == nil {
+		o.sizes = map[schema.GroupResource]*etcd3.SizeEstimator{}
+	}
+	s, ok := o.sizes[gr]
+	if !ok {
+		s = &etcd3.SizeEstimator{}
+		o.sizes[gr] = s
+	}
+	return s
 }
 
 // add makes the stats of gr come from r (replacing an earlier storage of

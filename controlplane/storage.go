@@ -80,7 +80,7 @@ func (f *StorageFactory) New(spec StorageSpec) (storage.Interface, error) {
 	store, err := etcd3.New(etcd3.Config{
 		Client: f.Client, Codec: codec, NewFunc: spec.New, NewListFunc: spec.NewList,
 		Prefix: f.Prefix, ResourcePrefix: spec.KeyPrefix, GroupResource: spec.Resource, Logger: f.Logger,
-		Transformer: f.transformer(spec.Resource),
+		Transformer: f.transformer(spec.Resource), Sizes: f.counts.sizesOf(spec.Resource),
 	})
 	if err == nil {
 		f.counts.add(spec.Resource, store)

@@ -10,11 +10,11 @@ import (
 	"github.com/capstan-io/capstan/storage"
 )
 
-// sizeEstimator remembers the stored size of every key the store has
-// read, from lists and watch events, so that the average object size
-// costs no read of its own: kube's estimate. Keys deleted unseen are
-// dropped when Stats lists the keys.
-type sizeEstimator struct {
+// SizeEstimator remembers the stored size of every key that the stores
+// sharing it have read, from lists and watch events, so that the average
+// object size costs no read of its own: kube's estimate. Keys deleted
+// unseen are dropped when Stats lists the keys.
+type SizeEstimator struct {
 	mu    sync.Mutex // guards sizes
 	sizes map[string]keySize
 }
@@ -23,7 +23,7 @@ type keySize struct {
 	bytes, rev int64
 }
 
-func (e *sizeEstimator) observe(kvs ...*mvccpb.KeyValue) {
+func (e *SizeEstimator) observe(kvs ...*mvccpb.KeyValue) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.sizes == nil {
@@ -37,7 +37,7 @@ func (e *sizeEstimator) observe(kvs ...*mvccpb.KeyValue) {
 	}
 }
 
-func (e *sizeEstimator) deleted(kv *mvccpb.KeyValue) {
+func (e *SizeEstimator) deleted(kv *mvccpb.KeyValue) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if old, ok := e.sizes[string(kv.Key)]; ok && old.rev < kv.ModRevision {
@@ -47,7 +47,7 @@ func (e *sizeEstimator) deleted(kv *mvccpb.KeyValue) {
 
 // average keeps only the sizes of keys, which are all the keys stored,
 // and returns their average (0 if none is known).
-func (e *sizeEstimator) average(keys []*mvccpb.KeyValue) int64 {
+func (e *SizeEstimator) average(keys []*mvccpb.KeyValue) int64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	kept := make(map[string]keySize, len(e.sizes))

@@ -49,6 +49,10 @@ type Config struct {
 	// as authenticated data. nil means value.Identity, which, as in kube,
 	// refuses to read encrypted values.
 	Transformer value.Transformer
+	// Sizes, if set, is shared with the other stores of the same keys
+	// (a custom resource's, one per served version), so that what one
+	// reads counts for the Stats of all. nil gives the store its own.
+	Sizes *SizeEstimator
 }
 
 // Store is a storage.Interface for one resource on etcd.
@@ -62,7 +66,7 @@ type Store struct {
 	leases        *leaseManager
 	logger        *slog.Logger
 	transformer   value.Transformer
-	sizes         sizeEstimator
+	sizes         *SizeEstimator
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -92,7 +96,12 @@ func New(cfg Config) (*Store, error) {
 	if transformer == nil {
 		transformer = value.Identity
 	}
+	sizes := cfg.Sizes
+	if sizes == nil {
+		sizes = &SizeEstimator{}
+	}
 	return &Store{
+		sizes:         sizes,
 		transformer:   transformer,
 		client:        cfg.Client,
 		codec:         cfg.Codec,
