@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 
+	"github.com/capstan-io/capstan/admission/certificates"
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
 	"github.com/capstan-io/capstan/apis/policy"
 	"github.com/capstan-io/capstan/controlplane/controllers/garbagecollector"
@@ -105,6 +106,10 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	s.AddAdmissionPlugin(namespacelifecycle.New(namespaceGetter(core.stores["namespaces"])))
 	c.installNodeRestriction(s, core.stores["pods"], core.stores["nodes"])
 	c.installPriorityClasses(s, groups)
+	// The authorizer is the chain's, as kube gives its plugins.
+	s.AddAdmissionPlugin(certificates.NewApproval(c.Generic.Authorization))
+	s.AddAdmissionPlugin(certificates.NewSigning(c.Generic.Authorization))
+	s.AddAdmissionPlugin(certificates.SubjectRestriction{})
 	s.AddPostStartHook("start-watch-caches", func(hc server.HookContext) error {
 		c.Storage.RunCaches(hc)
 		return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/capstan-io/capstan/endpoints/handlers"
 	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/endpoints/warning"
 )
 
 // Router serves the resource requests of the groups installed into it. It
@@ -56,6 +57,8 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.Namespaced {
 		r = r.WithContext(request.WithNamespace(r.Context(), info.Namespace))
 	}
+	// Storage and strategies raise warnings through the context.
+	r = r.WithContext(warning.WithHeader(r.Context(), w.Header()))
 	if !dispatch(s, w, r, info) {
 		handlers.WriteStatus(w, r, rt.serializer, handlers.ErrorToStatus(handlers.MethodNotAllowed(), nil))
 	}

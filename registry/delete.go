@@ -32,6 +32,7 @@ func (s *Store) Delete(ctx context.Context, name string, validate rest.ValidateO
 	if opts == nil {
 		opts = &metav1.DeleteOptions{}
 	}
+	s.warnOnDelete(ctx, opts)
 	existing := s.newFunc()
 	if err := s.storage.Get(ctx, key, storage.GetOptions{}, existing); err != nil {
 		return nil, false, s.interpretError(err, name)
@@ -228,6 +229,7 @@ func (e *preconditionErr) Error() string {
 // DeleteCollection deletes every object the list options select and
 // answers with the list of what it deleted.
 func (s *Store) DeleteCollection(ctx context.Context, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *rest.ListOptions) (runtime.Object, error) {
+	s.warnOnDelete(ctx, opts)
 	list, err := s.List(ctx, listOpts)
 	if err != nil {
 		return nil, err

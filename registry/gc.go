@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/endpoints/warning"
 )
 
 // GarbageCollectionPolicy is what a delete without propagationPolicy or
@@ -155,4 +156,21 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// jobsOrphanPods is kube's warning on a batch/v1 job deleted without a
+// policy: its pods stay, which surprises those who expect them gone.
+const jobsOrphanPods = "child pods are preserved by default when jobs are deleted; " +
+	"set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"
+
+// warnOnDelete warns that a delete without propagationPolicy or
+// orphanDependents orphans a job's pods.
+func (s *Store) warnOnDelete(ctx context.Context, opts *metav1.DeleteOptions) {
+	//nolint:staticcheck // OrphanDependents is deprecated but still honoured.
+	if opts == nil || s.resource != batchJobs || opts.PropagationPolicy != nil || opts.OrphanDependents != nil {
+		return
+	}
+	if s.defaultGarbageCollectionPolicy(ctx) == OrphanDependents {
+		warning.Add(ctx, jobsOrphanPods)
+	}
 }

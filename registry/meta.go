@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/endpoints/warning"
 )
 
 // generatedSuffixLength is the length of the random suffix kube appends to
@@ -44,6 +45,9 @@ func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object) error {
 	errs = append(errs, s.strategy.Validate(ctx, obj)...)
 	if len(errs) > 0 {
 		return s.invalid(obj, m.GetName(), errs)
+	}
+	if w, ok := s.strategy.(WarningsOnCreate); ok {
+		addWarnings(ctx, w.WarningsOnCreate(ctx, obj))
 	}
 	s.canonicalize(obj)
 	return nil
@@ -81,8 +85,19 @@ func (s *Store) beforeUpdate(ctx context.Context, obj, old runtime.Object) error
 	if len(errs) > 0 {
 		return s.invalid(obj, m.GetName(), errs)
 	}
+	if w, ok := s.strategy.(WarningsOnUpdate); ok {
+		addWarnings(ctx, w.WarningsOnUpdate(ctx, obj, old))
+	}
 	s.canonicalize(obj)
 	return nil
+}
+
+// addWarnings sends a strategy's warnings to the client, after validation
+// passed, as kube does.
+func addWarnings(ctx context.Context, msgs []string) {
+	for _, msg := range msgs {
+		warning.Add(ctx, msg)
+	}
 }
 
 func (s *Store) canonicalize(obj runtime.Object) {

@@ -211,6 +211,12 @@ func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
 	w.got = append(w.got, text)
 }
 
+func (w *warnings) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.got = nil
+}
+
 func (w *warnings) joined() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()

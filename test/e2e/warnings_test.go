@@ -1,0 +1,95 @@
+package e2e
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+)
+
+// jobOrphansWarning is kube-apiserver's warning on deleting a batch/v1 job
+// without a propagation policy.
+const jobOrphansWarning = "child pods are preserved by default when jobs are deleted; " +
+	"set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"
+
+// TestWarnings: warnings raised by storage and strategies reach the client
+// as Warning headers, once each.
+func TestWarnings(t *testing.T) {
+	e := start(t)
+	ns := e.namespace(t)
+	got := &warnings{}
+	c := e.clientWith(t, func(cfg *rest.Config) { cfg.WarningHandler = got })
+	podSpec := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "w"}},
+		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+	newJob := func(name string) *batchv1.Job {
+		return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"set": "w"}}, Spec: batchv1.JobSpec{Template: podSpec}}
+	}
+
+	t.Run("job delete without a policy", func(t *testing.T) {
+		for _, name := range []string{"default", "background", "orphan"} {
+			if _, err := c.BatchV1().Jobs(ns).Create(ctx(t), newJob(name), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got.reset()
+		if err := c.BatchV1().Jobs(ns).Delete(ctx(t), "default", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got.joined() != jobOrphansWarning {
+			t.Errorf("warnings = %q, want %q", got.joined(), jobOrphansWarning)
+		}
+		for name, policy := range map[string]metav1.DeletionPropagation{"background": metav1.DeletePropagationBackground, "orphan": metav1.DeletePropagationOrphan} {
+			got.reset()
+			if err := c.BatchV1().Jobs(ns).Delete(ctx(t), name, metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil {
+				t.Fatal(err)
+			}
+			if got.joined() != "" {
+				t.Errorf("%s: warnings = %q, want none", name, got.joined())
+			}
+		}
+	})
+
+	t.Run("job deletecollection without a policy", func(t *testing.T) {
+		for _, name := range []string{"one", "two"} {
+			if _, err := c.BatchV1().Jobs(ns).Create(ctx(t), newJob(name), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got.reset()
+		if err := c.BatchV1().Jobs(ns).DeleteCollection(ctx(t), metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "set=w"}); err != nil {
+			t.Fatal(err)
+		}
+		if got.joined() != jobOrphansWarning {
+			t.Errorf("warnings = %q, want it once: %q", got.joined(), jobOrphansWarning)
+		}
+	})
+
+	t.Run("strategy warnings on create", func(t *testing.T) {
+		want := "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; " +
+			"a DNS label is recommended: [must not contain dots]"
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "dotted.name"}, Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "w"}}, Template: podSpec}}
+		d.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyAlways
+		got.reset()
+		d, err := c.AppsV1().Deployments(ns).Create(ctx(t), d, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.joined() != want {
+			t.Errorf("create: warnings = %q, want %q", got.joined(), want)
+		}
+		// A rejected create warns of nothing: warnings follow validation.
+		bad := d.DeepCopy()
+		bad.ResourceVersion, bad.Name, bad.Spec.Template.Labels = "", "other.name", nil
+		got.reset()
+		if _, err := c.AppsV1().Deployments(ns).Create(ctx(t), bad, metav1.CreateOptions{}); err == nil {
+			t.Fatal("create with a template that misses the selector's labels succeeded")
+		}
+		if got.joined() != "" {
+			t.Errorf("invalid create: warnings = %q, want none", got.joined())
+		}
+	})
+}
