@@ -72,7 +72,7 @@ func (c Config) New(delegate *server.Server) (*Server, error) {
 		return nil
 	})
 	s.AddPostStartHook("start-apiextensions-controllers", func(hc server.HookContext) error {
-		return controllers.Start(hc, controllers.Config{Loopback: hc.LoopbackClientConfig,
+		return controllers.Start(hc, controllers.Config{Loopback: hc.LoopbackClientConfig, Instances: h.custom,
 			Logger: logger.With("component", "crd-controllers"), Informer: h.informer})
 	})
 	s.AddPostStartHook("crd-informer-synced", func(hc server.HookContext) error {

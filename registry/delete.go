@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -226,6 +227,11 @@ func (e *preconditionErr) Error() string {
 	return "Precondition failed: " + e.what + " in precondition: " + e.want + ", " + e.what + " in object meta: " + e.have
 }
 
+// deleteCollectionWorkers is how many deletes of one DeleteCollection run
+// at once: each waits on a write to etcd, and kube's
+// --delete-collection-workers lets them overlap the same way.
+const deleteCollectionWorkers = 8
+
 // DeleteCollection deletes every object the list options select and
 // answers with the list of what it deleted.
 func (s *Store) DeleteCollection(ctx context.Context, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *rest.ListOptions) (runtime.Object, error) {
@@ -238,16 +244,38 @@ func (s *Store) DeleteCollection(ctx context.Context, validate rest.ValidateObje
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	var errs []error
-	for _, item := range items {
+	names := make([]string, len(items))
+	for i, item := range items {
 		m, err := meta.Accessor(item)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		if _, _, err := s.Delete(ctx, m.GetName(), validate, opts.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, err)
-		}
+		names[i] = m.GetName()
 	}
+	var (
+		mu   sync.Mutex
+		errs []error
+		next = make(chan string)
+		wg   sync.WaitGroup
+	)
+	for range min(deleteCollectionWorkers, len(names)) {
+		wg.Go(func() {
+			for name := range next {
+				// Each delete gets its own options: graceful deleters
+				// change them.
+				if _, _, err := s.Delete(ctx, name, validate, opts.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, name := range names {
+		next <- name
+	}
+	close(next)
+	wg.Wait()
 	if len(errs) > 0 {
 		return nil, utilerrors.NewAggregate(errs)
 	}

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -51,6 +52,15 @@ type Config struct {
 	// must index the CRDs by group with IndexByGroup under GroupIndex.
 	// Unset, the controllers run their own over the loopback client.
 	Informer cache.SharedIndexInformer
+	// Instances, when set, tells the finalizer whether a deleted CRD's
+	// resource has objects in storage, without building its endpoints:
+	// one with none is finalized without a list through the server.
+	Instances Instances
+}
+
+// Instances tells whether a resource has objects in storage.
+type Instances interface {
+	HasObjects(ctx context.Context, gr schema.GroupResource) (bool, error)
 }
 
 // Run starts the naming, establishing and finalizer controllers of a single
@@ -93,6 +103,7 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	finalizer.instances = cfg.Instances
 
 	go func() {
 		var wg sync.WaitGroup

@@ -28,6 +28,13 @@ const (
 	instanceWaitTimeout = time.Minute
 )
 
+// deletionCompleted is the Terminating condition of a CRD whose custom
+// resources are all gone.
+var deletionCompleted = apiextv1.CustomResourceDefinitionCondition{
+	Type: apiextv1.Terminating, Status: apiextv1.ConditionFalse,
+	Reason: "InstanceDeletionCompleted", Message: "removed all instances",
+}
+
 // overlappingBuiltIns are the built-in resources whose storage paths a CRD of
 // the same group and plural would share: deleting such a CRD must leave
 // their objects alone.
@@ -48,6 +55,8 @@ type finalizerController struct {
 	dynamic dynamic.Interface
 	indexer cache.Indexer
 	now     func() time.Time
+	// instances, when set, saves the lists of a CRD that has no objects.
+	instances Instances
 
 	mu sync.Mutex
 	// waiting holds, per CRD name, when the controller began waiting for
@@ -206,6 +215,14 @@ func (c *finalizerController) deleteInstances(ctx context.Context, crd *apiextv1
 	resource := c.dynamic.Resource(schema.GroupVersionResource{Group: crd.Spec.Group, Version: version, Resource: crd.Spec.Names.Plural})
 
 	since, waiting := c.waitingSince(crd)
+	if !waiting && c.instances != nil {
+		// Most CRDs deleted have no objects left: asking storage saves
+		// the lists, and building the endpoints they would need.
+		gr := schema.GroupResource{Group: crd.Spec.Group, Resource: crd.Status.AcceptedNames.Plural}
+		if has, err := c.instances.HasObjects(ctx, gr); err == nil && !has {
+			return deletionCompleted, 0, nil
+		}
+	}
 	if !waiting {
 		namespaces, err := instanceNamespaces(ctx, resource)
 		if err != nil {
@@ -230,10 +247,7 @@ func (c *finalizerController) deleteInstances(ctx context.Context, crd *apiextv1
 	}
 	if len(list.Items) == 0 {
 		c.stopWaiting(crd.Name)
-		return apiextv1.CustomResourceDefinitionCondition{
-			Type: apiextv1.Terminating, Status: apiextv1.ConditionFalse,
-			Reason: "InstanceDeletionCompleted", Message: "removed all instances",
-		}, 0, nil
+		return deletionCompleted, 0, nil
 	}
 	if c.now().Sub(since) >= instanceWaitTimeout {
 		c.stopWaiting(crd.Name)

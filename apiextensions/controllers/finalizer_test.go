@@ -288,3 +288,48 @@ func TestFinalizerShouldLook(t *testing.T) {
 		})
 	}
 }
+
+// instancesFunc answers HasObjects with a function.
+type instancesFunc func(gr schema.GroupResource) (bool, error)
+
+func (f instancesFunc) HasObjects(_ context.Context, gr schema.GroupResource) (bool, error) {
+	return f(gr)
+}
+
+// TestDeleteInstancesAsksStorageFirst checks that a CRD whose resource
+// storage says is empty completes without a request to the server, and
+// that storage saying otherwise, or failing, leaves the lists and deletes
+// to do.
+func TestDeleteInstancesAsksStorageFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		has     bool
+		err     error
+		actions bool
+	}{
+		{name: "empty", has: false},
+		{name: "has objects", has: true, actions: true},
+		{name: "storage fails", err: errors.New("etcd is away"), actions: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dyn, _ := fakeFinalizer()
+			var asked []schema.GroupResource
+			c.instances = instancesFunc(func(gr schema.GroupResource) (bool, error) {
+				asked = append(asked, gr)
+				return tc.has, tc.err
+			})
+			crd := deletingFoos()
+			crd.Status.AcceptedNames.Plural = "accepted-foos"
+			cond, retry, err := c.deleteInstances(context.Background(), crd)
+			if err != nil || retry != 0 || cond != deletionCompleted {
+				t.Fatalf("%+v, retry %v, err %v; want %+v", cond, retry, err, deletionCompleted)
+			}
+			if want := []schema.GroupResource{{Group: "example.com", Resource: "accepted-foos"}}; !slices.Equal(asked, want) {
+				t.Errorf("asked storage of %v, want %v", asked, want)
+			}
+			if got := len(dyn.Actions()) > 0; got != tc.actions {
+				t.Errorf("requests to the server: %v, want %v (%v)", got, tc.actions, dyn.Actions())
+			}
+		})
+	}
+}
