@@ -39,7 +39,8 @@ func frontProxy(o *Options, certs pki.ServingCerts) (frontProxyConfig, controlpl
 	if err != nil {
 		return proxy, trust, err
 	}
-	pool, err := pki.LoadClientCAFile(rh.ClientCAFile)
+	// Read again when the file changes, as --client-ca-file is.
+	bundle, err := pki.NewClientCABundle(rh.ClientCAFile, nil)
 	if err != nil {
 		return proxy, trust, fmt.Errorf("--requestheader-client-ca-file: %w", err)
 	}
@@ -51,7 +52,7 @@ func frontProxy(o *Options, certs pki.ServingCerts) (frontProxyConfig, controlpl
 	trust.RequestHeaderGroupHeaders, trust.RequestHeaderExtraHeaderPrefixes = headers.Group, headers.ExtraPrefix
 	proxy.headers = headers
 	proxy.authenticator = authn.NewRequestHeader(headers, rh.AllowedNames, func() x509.VerifyOptions {
-		return x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+		return x509.VerifyOptions{Roots: bundle.Pool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
 	})
 	return proxy, trust, nil
 }

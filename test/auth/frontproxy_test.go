@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"fmt"
 	"math/big"
 	"net/http"
 	"os"
@@ -180,6 +181,28 @@ func TestFrontProxy(t *testing.T) {
 		})
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("data = %q\nwant %q", got, want)
+		}
+	}) // Last, as it replaces the proxy CA: the file is read again when it
+	// changes, as kube-apiserver's dynamic CA bundle is.
+	t.Run("a new CA in --requestheader-client-ca-file", func(t *testing.T) {
+		ca2 := newFrontProxyCA(t)
+		cert2, key2 := ca2.client(t, "front-proxy-client")
+		proxy2 := &rest.Config{Host: s.URL, TLSClientConfig: rest.TLSClientConfig{CAFile: caFile, CertData: cert2, KeyData: key2}}
+		if _, err := whoami(ctx(t), clientFor(t, withHeaders(proxy2, aliceHeaders))); !apierrors.IsUnauthorized(err) {
+			t.Fatalf("a proxy of a CA not in the file yet: want 401, got %v", err)
+		}
+		if err := os.WriteFile(ca.file, ca2.bytes, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the new proxy CA trusted", func(ctx context.Context) error {
+			got, err := whoami(ctx, clientFor(t, withHeaders(proxy2, aliceHeaders)))
+			if err == nil && got.Username != "alice" {
+				err = fmt.Errorf("user %q", got.Username)
+			}
+			return err
+		})
+		if _, err := whoami(ctx(t), clientFor(t, withHeaders(proxy, aliceHeaders))); !apierrors.IsUnauthorized(err) {
+			t.Errorf("a proxy of the CA taken out of the file: want 401, got %v", err)
 		}
 	})
 }
