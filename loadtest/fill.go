@@ -6,6 +6,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 )
 
 // settle is how long fill waits after its creates before it reads RSS.
@@ -50,9 +52,17 @@ func (r *runner) fill(ctx context.Context) []Result {
 	if r.cfg.FillLists > 0 {
 		out = append(out, r.bigLists(ctx, ns, have))
 	}
+	// One deletecollection request; past the server's request timeout
+	// (60 s in both) it answers an error but goes on deleting, so the
+	// tool waits until the namespace is empty: the next workloads must not
+	// run beside a server still deleting.
 	rec := NewRecorder()
 	start := time.Now()
 	err := rec.Time("deletecollection", func() error { return deleteConfigMaps(ctx, r.client.Kube, ns) })
+	if err != nil {
+		r.log.Warn("deletecollection", "err", err)
+	}
+	err = rec.Time("all deleted", func() error { return waitEmpty(ctx, r.client.Kube, ns, 30*time.Minute) })
 	last := &out[len(r.cfg.Fill)-1]
 	last.Ops = append(last.Ops, rec.Ops(time.Since(start))...)
 	if err != nil {
@@ -88,4 +98,15 @@ func (r *runner) bigLists(ctx context.Context, ns string, n int) Result {
 		res.Error = err.Error()
 	}
 	return res
+}
+
+// waitEmpty waits until ns holds no config maps.
+func waitEmpty(ctx context.Context, kube kubernetes.Interface, ns string, timeout time.Duration) error {
+	return wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+		l, err := kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{Limit: 1})
+		if err != nil {
+			return false, nil // the server may still be busy: ask again
+		}
+		return len(l.Items) == 0, nil
+	})
 }
