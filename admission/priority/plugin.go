@@ -1,5 +1,6 @@
-// Package priority is the part of kube's Priority admission plugin that
-// guards PriorityClasses: at most one may be the global default.
+// Package priority is kube's Priority admission plugin: it guards
+// PriorityClasses (at most one may be the global default) and gives pods the
+// priority of their class.
 package priority
 
 import (

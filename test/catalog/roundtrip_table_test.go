@@ -58,6 +58,8 @@ func roundtripTable(t *testing.T) []resourceCase {
 			manifest: "spec: {" + podSpec + "}",
 			defaults: merged(podDefaults("spec.", "Always"), map[string]any{
 				"spec.enableServiceLinks": true,
+				"spec.priority":           0,
+				"spec.preemptionPolicy":   "PreemptLowerPriority",
 				"status.phase":            "Pending",
 				"status.qosClass":         "BestEffort",
 			}),
