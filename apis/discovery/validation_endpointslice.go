@@ -66,7 +66,9 @@ func validateEndpoint(ep *discoveryv1.Endpoint, addrType discoveryv1.AddressType
 	addrPath := fldPath.Child("addresses")
 	switch n := len(ep.Addresses); {
 	case n == 0:
-		errs = append(errs, field.Required(addrPath, "must contain at least 1 address"))
+		// kube's declarative validation (authoritative here) says no more
+		// than "Required value".
+		errs = append(errs, field.Required(addrPath, ""))
 	case n > maxAddresses:
 		errs = append(errs, field.TooMany(addrPath, n, maxAddresses))
 	}

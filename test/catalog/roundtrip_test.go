@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,8 +20,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
 	"github.com/capstan-io/capstan/internal/testkit"
@@ -34,13 +37,7 @@ const roundtripNamespace = "roundtrip"
 // subresources and delete, once over JSON and once over protobuf, and checks
 // the object the server defaulted against kube's defaults for the type.
 func TestRoundtripEveryResource(t *testing.T) {
-	s := testkit.StartServer(t)
-	c := s.Client(t)
-	if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: roundtripNamespace}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	cfg := rest.CopyConfig(s.Config)
-	cfg.QPS, cfg.Burst = -1, 0 // no client-side throttling: the test makes many requests
+	cfg := catalogServer(t)
 	wires := []wire{jsonWire(t, cfg), protobufWire(cfg)}
 	for _, r := range roundtripTable(t) {
 		for i, w := range wires {
@@ -49,6 +46,39 @@ func TestRoundtripEveryResource(t *testing.T) {
 			})
 		}
 	}
+}
+
+// catalogServer starts capstan and returns its admin config, or, with
+// $CATALOG_UPSTREAM_KUBECONFIG set, the config of that server instead, which
+// lets the tables be checked against kube-apiserver itself
+// (bench/upstream/run.sh). Either way the roundtrip namespace exists.
+func catalogServer(t *testing.T) *rest.Config {
+	t.Helper()
+	var cfg *rest.Config
+	if path := os.Getenv("CATALOG_UPSTREAM_KUBECONFIG"); path != "" {
+		var err error
+		if cfg, err = clientcmd.BuildConfigFromFlags("", path); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		cfg = rest.CopyConfig(testkit.StartServer(t).Config)
+	}
+	cfg.QPS, cfg.Burst = -1, 0 // no client-side throttling: the tests make many requests
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: roundtripNamespace}}
+	if _, err := c.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	// kube's ServiceAccount admission wants the namespace's default account,
+	// which no controller makes without a controller manager.
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	if _, err := c.CoreV1().ServiceAccounts(roundtripNamespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // resourceCase is one row of the roundtrip table.
