@@ -44,7 +44,7 @@ func validateDaemonSetUpdateStrategy(s *appsv1.DaemonSetUpdateStrategy, fldPath 
 		return validateRollingUpdateDaemonSet(s.RollingUpdate, fldPath.Child("rollingUpdate"))
 	}
 	valid := []string{string(appsv1.RollingUpdateDaemonSetStrategyType), string(appsv1.OnDeleteDaemonSetStrategyType)}
-	return field.ErrorList{field.NotSupported(fldPath, *s, valid)}
+	return field.ErrorList{field.NotSupported(fldPath, internalDaemonSetStrategy(s), valid)}
 }
 
 // validateRollingUpdateDaemonSet requires exactly one of maxUnavailable and

@@ -58,7 +58,7 @@ func validateDeploymentStrategy(s *appsv1.DeploymentStrategy, fldPath *field.Pat
 		return validateRollingUpdateDeployment(s.RollingUpdate, fldPath.Child("rollingUpdate"))
 	default:
 		valid := []string{string(appsv1.RecreateDeploymentStrategyType), string(appsv1.RollingUpdateDeploymentStrategyType)}
-		return field.ErrorList{field.NotSupported(fldPath, *s, valid)}
+		return field.ErrorList{field.NotSupported(fldPath, internalDeploymentStrategy(s), valid)}
 	}
 	return nil
 }

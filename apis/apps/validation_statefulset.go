@@ -80,7 +80,7 @@ func validateStatefulSetUpdateStrategy(s *appsv1.StatefulSetUpdateStrategy, fldP
 	case s.Type == appsv1.OnDeleteStatefulSetStrategyType,
 		s.Type == appsv1.RecreateStatefulSetStrategyType && allowRecreate:
 		if s.RollingUpdate != nil {
-			return field.ErrorList{field.Invalid(fldPath.Child("rollingUpdate"), s.RollingUpdate, onlyForRolling)}
+			return field.ErrorList{field.Invalid(fldPath.Child("rollingUpdate"), internalRollingUpdateOf(s.RollingUpdate), onlyForRolling)}
 		}
 	case s.Type == appsv1.RollingUpdateStatefulSetStrategyType:
 		if s.RollingUpdate != nil {
@@ -92,7 +92,7 @@ func validateStatefulSetUpdateStrategy(s *appsv1.StatefulSetUpdateStrategy, fldP
 			msg = fmt.Sprintf("must be '%s', '%s', or '%s'", appsv1.RollingUpdateStatefulSetStrategyType,
 				appsv1.OnDeleteStatefulSetStrategyType, appsv1.RecreateStatefulSetStrategyType)
 		}
-		return field.ErrorList{field.Invalid(fldPath, *s, msg)}
+		return field.ErrorList{field.Invalid(fldPath, internalStatefulSetStrategy(s), msg)}
 	}
 	return nil
 }

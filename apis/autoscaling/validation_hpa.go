@@ -71,12 +71,6 @@ func validateHPASpec(spec *autoscalingv2.HorizontalPodAutoscalerSpec, fldPath *f
 		errs = append(errs, field.Invalid(fldPath.Child("minReplicas"), *spec.MinReplicas,
 			fmt.Sprintf("must be greater than or equal to %d", opts.minReplicasLowerBound)))
 	}
-	switch {
-	case spec.MaxReplicas == 0:
-		errs = append(errs, field.Required(fldPath.Child("maxReplicas"), "must be set and greater than 0"))
-	case spec.MaxReplicas < 0:
-		errs = append(errs, field.Invalid(fldPath.Child("maxReplicas"), spec.MaxReplicas, "must be greater than or equal to 1"))
-	}
 	if spec.MinReplicas != nil && spec.MaxReplicas < *spec.MinReplicas {
 		errs = append(errs, field.Invalid(fldPath.Child("maxReplicas"), spec.MaxReplicas, "must be greater than or equal to `minReplicas`"))
 	}
@@ -85,6 +79,15 @@ func validateHPASpec(spec *autoscalingv2.HorizontalPodAutoscalerSpec, fldPath *f
 	if b := spec.Behavior; b != nil {
 		errs = append(errs, validateScalingRules(b.ScaleUp, fldPath.Child("behavior", "scaleUp"))...)
 		errs = append(errs, validateScalingRules(b.ScaleDown, fldPath.Child("behavior", "scaleDown"))...)
+	}
+	// maxReplicas's required and minimum rules are kube's declarative
+	// validation (authoritative since 1.37): their errors come last, and the
+	// required one says no more than "Required value".
+	switch {
+	case spec.MaxReplicas == 0:
+		errs = append(errs, field.Required(fldPath.Child("maxReplicas"), ""))
+	case spec.MaxReplicas < 0:
+		errs = append(errs, field.Invalid(fldPath.Child("maxReplicas"), spec.MaxReplicas, "must be greater than or equal to 1"))
 	}
 	return errs
 }
