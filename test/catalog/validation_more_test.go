@@ -77,6 +77,8 @@ func moreInvalid() []invalidCase {
 		apps("daemonsets", "DaemonSet", "restart never", "spec: {selector: {matchLabels: {app: other}}, template: {metadata: {labels: {app: other}}, spec: {restartPolicy: Never, containers: [{name: app, image: nginx}]}}}"),
 		apps("daemonsets", "DaemonSet", "bad strategy", "spec: {updateStrategy: {type: Sometimes}, selector: {matchLabels: {app: other}}, "+unlabeled+"}"),
 		apps("controllerrevisions", "ControllerRevision", "negative revision", "revision: -1"),
+		{name: "bad name", objectName: "Bad_Name", gvr: gvr("apps", "v1", "controllerrevisions"), kind: "ControllerRevision", manifest: "revision: 1"},
+		apps("controllerrevisions", "ControllerRevision", "bad label", "metadata: {labels: {'a b': c}}\nrevision: 1"),
 
 		of("batch", "v1", "jobs", "Job", "restart always", "spec: {template: {spec: {containers: [{name: app, image: busybox}]}}}"),
 		of("batch", "v1", "jobs", "Job", "negative parallelism", "spec: {parallelism: -1, template: {spec: {restartPolicy: Never, containers: [{name: app, image: busybox}]}}}"),
@@ -89,6 +91,8 @@ func moreInvalid() []invalidCase {
 		of("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", "min above max", "spec: {scaleTargetRef: {kind: Deployment, name: web}, minReplicas: 5, maxReplicas: 2}"),
 		of("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", "no target kind", "spec: {scaleTargetRef: {name: web}, maxReplicas: 2}"),
 		of("autoscaling", "v1", "horizontalpodautoscalers", "HorizontalPodAutoscaler", "v1 zero max", "spec: {scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 0}"),
+		of("autoscaling", "v1", "horizontalpodautoscalers", "HorizontalPodAutoscaler", "v1 min above max", "spec: {scaleTargetRef: {kind: Deployment, name: web, apiVersion: apps/v1}, minReplicas: 5, maxReplicas: 2}"),
+		of("autoscaling", "v1", "horizontalpodautoscalers", "HorizontalPodAutoscaler", "v1 bad target percentage", "spec: {scaleTargetRef: {kind: Deployment, name: web, apiVersion: apps/v1}, maxReplicas: 2, targetCPUUtilizationPercentage: -1}"),
 
 		of("networking.k8s.io", "v1", "ingressclasses", "IngressClass", "bad controller", "spec: {controller: 'Bad Controller'}"),
 		of("networking.k8s.io", "v1", "ingressclasses", "IngressClass", "parameters without kind", "spec: {controller: example.com/x, parameters: {name: p}}"),
@@ -361,5 +365,19 @@ var moreKubeCauses = map[string][]metav1.StatusCause{
 	},
 	"csistoragecapacities/negative capacity": {
 		cause("capacity", "FieldValueInvalid", "Invalid value: \"-1Gi\": must be greater than or equal to 0"),
+	},
+	"controllerrevisions/bad name": {
+		cause("metadata.name", "FieldValueInvalid", "Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
+		cause("data", "FieldValueRequired", "Required value: data is mandatory"),
+	},
+	"controllerrevisions/bad label": {
+		cause("metadata.labels", "FieldValueInvalid", "Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"),
+		cause("data", "FieldValueRequired", "Required value: data is mandatory"),
+	},
+	"horizontalpodautoscalers/v1 min above max": {
+		cause("spec.maxReplicas", "FieldValueInvalid", "Invalid value: 2: must be greater than or equal to `minReplicas`"),
+	},
+	"horizontalpodautoscalers/v1 bad target percentage": {
+		cause("spec.metrics[0].resource.target.averageUtilization", "FieldValueInvalid", "Invalid value: -1: must be greater than 0"),
 	},
 }
