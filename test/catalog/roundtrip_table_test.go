@@ -54,7 +54,7 @@ func roundtripTable(t *testing.T) []resourceCase {
 	csr := base64.StdEncoding.EncodeToString(certificateRequest(t))
 	return []resourceCase{
 		// core/v1
-		{gvr: gvr("", "v1", "pods"), kind: "Pod", namespaced: true, status: true,
+		{gvr: gvr("", "v1", "pods"), kind: "Pod", namespaced: true, status: true, more: []string{"ephemeralcontainers"},
 			manifest: "spec: {" + podSpec + "}",
 			defaults: merged(podDefaults("spec.", "Always"), map[string]any{
 				"spec.enableServiceLinks": true,
@@ -279,7 +279,7 @@ func roundtripTable(t *testing.T) []resourceCase {
 		{gvr: gvr("node.k8s.io", "v1", "runtimeclasses"), kind: "RuntimeClass",
 			manifest: "handler: rt",
 			patch:    `{"scheduling":{"nodeSelector":{"a":"b"}}}`, patched: map[string]any{"scheduling.nodeSelector.a": "b"}},
-		{gvr: gvr("certificates.k8s.io", "v1", "certificatesigningrequests"), kind: "CertificateSigningRequest", status: true,
+		{gvr: gvr("certificates.k8s.io", "v1", "certificatesigningrequests"), kind: "CertificateSigningRequest", status: true, more: []string{"approval"},
 			manifest: "spec: {request: " + csr + ", signerName: example.com/rt, usages: [digital signature]}",
 			defaults: map[string]any{"spec.username": "admin"}},
 	}
