@@ -41,7 +41,7 @@ SIZES=(
   --watch-watchers="${WATCH_W:-1000}" --watch-writes="${WATCH_M:-100}"
   --watchers-n="${HOLD_W:-10000}" --watchers-writes="${HOLD_M:-10}"
   --informer-n="${INFORMER_N:-5000}" --informer-runs=3
-  --idle="${IDLE:-10s}" --fill="$FILL" --timeout=25m
+  --idle="${IDLE:-10s}" --fill="$FILL" --timeout=60m
 )
 ALL=startup,idle,fill,crud,reads,list,watch,watchers,informer
 

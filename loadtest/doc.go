@@ -15,9 +15,9 @@ var descriptions = map[string]string{
 	"idle": "Nothing but the server's own work for a while right after start: RSS at the end, CPU meanwhile.",
 	"fill": "Config maps created at the given concurrency into one namespace; RSS read 5 s after the last create " +
 		"(Go returns freed memory to the OS lazily, so this is what `top` shows, not the live heap). " +
-		"The last size's table also times deleting them all: `deletecollection` is the one request (either server " +
-		"answers an error past its 60 s request timeout but goes on deleting), `all deleted` the time until a list " +
-		"finds the namespace empty, which the tool waits for before the next workload.",
+		"The last size's table also times deleting them all: `deletecollection` is one request (past the 60 s request " +
+		"timeout it ends with an error, and kube-apiserver stops deleting), sent again until a list finds the namespace " +
+		"empty; `all deleted` is the time until then.",
 	"crud": "Each config map is created, read, updated and deleted by one of C workers: 4 requests per object.",
 	"biglists": "Concurrent unpaginated lists of the whole filled namespace (consistent reads, all started at once), " +
 		"right after the last fill size is reached: `peak RSS` is what holding and encoding them cost.",

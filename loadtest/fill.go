@@ -6,7 +6,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -52,17 +51,12 @@ func (r *runner) fill(ctx context.Context) []Result {
 	if r.cfg.FillLists > 0 {
 		out = append(out, r.bigLists(ctx, ns, have))
 	}
-	// One deletecollection request; past the server's request timeout
-	// (60 s in both) it answers an error but goes on deleting, so the
-	// tool waits until the namespace is empty: the next workloads must not
-	// run beside a server still deleting.
+	// deletecollection requests until the namespace is empty: past the
+	// request timeout (60 s in both servers) a request ends with an error,
+	// and kube-apiserver stops deleting there.
 	rec := NewRecorder()
 	start := time.Now()
-	err := rec.Time("deletecollection", func() error { return deleteConfigMaps(ctx, r.client.Kube, ns) })
-	if err != nil {
-		r.log.Warn("deletecollection", "err", err)
-	}
-	err = rec.Time("all deleted", func() error { return waitEmpty(ctx, r.client.Kube, ns, 30*time.Minute) })
+	err := rec.Time("all deleted", func() error { return deleteAll(ctx, rec, r.client.Kube, ns) })
 	last := &out[len(r.cfg.Fill)-1]
 	last.Ops = append(last.Ops, rec.Ops(time.Since(start))...)
 	if err != nil {
@@ -100,13 +94,15 @@ func (r *runner) bigLists(ctx context.Context, ns string, n int) Result {
 	return res
 }
 
-// waitEmpty waits until ns holds no config maps.
-func waitEmpty(ctx context.Context, kube kubernetes.Interface, ns string, timeout time.Duration) error {
-	return wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+// deleteAll sends deletecollection requests for the config maps of ns,
+// each timed as "deletecollection", until a list finds none.
+func deleteAll(ctx context.Context, rec *Recorder, kube kubernetes.Interface, ns string) error {
+	for ctx.Err() == nil {
+		_ = rec.Time("deletecollection", func() error { return deleteConfigMaps(ctx, kube, ns) })
 		l, err := kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{Limit: 1})
-		if err != nil {
-			return false, nil // the server may still be busy: ask again
+		if err == nil && len(l.Items) == 0 {
+			return nil
 		}
-		return len(l.Items) == 0, nil
-	})
+	}
+	return ctx.Err()
 }
