@@ -26,6 +26,7 @@ import (
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/server"
+	capstorage "github.com/capstan-io/capstan/storage"
 )
 
 // crdHandler serves the custom resources of the established CRDs. It
@@ -107,9 +108,14 @@ func newCRDHandler(s *server.Server, storage *controlplane.StorageFactory, crds 
 			return crds.List(ctx, &rest.ListOptions{ResourceVersion: opts.ResourceVersion, ResourceVersionMatch: opts.ResourceVersionMatch,
 				Limit: opts.Limit, Continue: opts.Continue})
 		},
+		// The informer's users (this handler, the CRD controllers, which
+		// change copies) only read the CRDs of its events, so it takes the
+		// watch cache's own: a CRD is held once, not twice. Lists stay
+		// copies: the registry defaults their items in place.
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			return crds.Watch(ctx, &rest.ListOptions{ResourceVersion: opts.ResourceVersion, ResourceVersionMatch: opts.ResourceVersionMatch,
-				AllowWatchBookmarks: opts.AllowWatchBookmarks, SendInitialEvents: opts.SendInitialEvents, TimeoutSeconds: opts.TimeoutSeconds})
+				AllowWatchBookmarks: opts.AllowWatchBookmarks, SendInitialEvents: opts.SendInitialEvents, TimeoutSeconds: opts.TimeoutSeconds,
+				Objects: capstorage.CachedObjects})
 		},
 	}
 	h := &crdHandler{

@@ -193,7 +193,7 @@ func (s *Store) storageListOptions(opts *rest.ListOptions) storage.ListOptions {
 		Recursive:            true,
 		ProgressNotify:       opts.AllowWatchBookmarks,
 		SendInitialEvents:    opts.SendInitialEvents,
-		SharedObjects:        opts.SharedObjects,
+		Objects:              opts.Objects,
 		Predicate: storage.SelectionPredicate{
 			Label: opts.LabelSelector, Field: opts.FieldSelector,
 			GetAttrs: s.attrs, Limit: opts.Limit, Continue: opts.Continue,

@@ -119,11 +119,26 @@ type ListOptions struct {
 	// k8s.io/initial-events-end (WatchList).
 	// nil means the default of the resourceVersion rules above.
 	SendInitialEvents *bool
-	// SharedObjects lets Watch send the objects of its live events as
-	// runtime.CacheableObject wrappers shared by every watch that asked
-	// the same: the receiver must not change them, and encodes them
-	// through a serializer (which encodes each once per wire format) or
-	// takes a copy of its own with GetObject. Storage without a cache
-	// ignores it.
-	SharedObjects bool
+	// Objects says what Watch may send as its events' objects; storage
+	// without a cache sends objects of the receiver's own in any case.
+	Objects ObjectSharing
 }
+
+// ObjectSharing says whether a watch's receiver owns the objects of its
+// events, or shares them with the watch cache and other watches, which
+// saves a copy per watch and event.
+type ObjectSharing int
+
+const (
+	// CopiedObjects: every event carries a copy, the receiver's to change.
+	CopiedObjects ObjectSharing = iota
+	// EncodedObjects: the objects of live events are runtime.CacheableObject
+	// wrappers shared by every watch that asked the same. The receiver
+	// (the watch handler) encodes them through a serializer, which
+	// encodes each once per wire format, or takes a copy with GetObject.
+	EncodedObjects
+	// CachedObjects: the events carry the cache's own objects. The
+	// receiver (an in-process informer whose users only read) never
+	// changes them, so the cache and it hold one object between them.
+	CachedObjects
+)

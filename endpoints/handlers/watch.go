@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/storage"
 )
 
 // serveWatch streams watch events until the client goes, the storage ends
@@ -35,7 +36,7 @@ func (s *Scope) serveWatch(w http.ResponseWriter, r *http.Request, opts *rest.Li
 	defer cancel()
 	// Events may come as objects shared with other watches: streamEvents
 	// encodes them without changing them, or unwraps a copy.
-	opts.SharedObjects = true
+	opts.Objects = storage.EncodedObjects
 	wi, err := watcher.Watch(ctx, opts)
 	if err != nil {
 		s.writeError(w, r, err)

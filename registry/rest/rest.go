@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/capstan-io/capstan/storage"
 )
 
 // Storage is the least a REST storage is: a maker of empty objects.
@@ -108,9 +110,8 @@ type ListOptions struct {
 	AllowWatchBookmarks  bool
 	SendInitialEvents    *bool
 	TimeoutSeconds       *int64
-	// SharedObjects: see storage.ListOptions.SharedObjects; set by the
-	// watch handler, which encodes events without changing them.
-	SharedObjects bool
+	// Objects: see storage.ListOptions.Objects.
+	Objects storage.ObjectSharing
 }
 
 // TableConvertor turns objects and lists into the rows kubectl prints.

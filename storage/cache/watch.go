@@ -48,7 +48,7 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 	}
 	w := &cacheWatcher{
 		c: c, ctx: ctx, key: prepared, recursive: opts.Recursive, pred: opts.Predicate,
-		bookmarks: opts.ProgressNotify, shared: opts.SharedObjects, input: make(chan *event, c.watcherBuffer),
+		bookmarks: opts.ProgressNotify, objects: opts.Objects, input: make(chan *event, c.watcherBuffer),
 		result: make(chan watch.Event, c.watcherBuffer), done: make(chan struct{}),
 		// As in kube, only a client that takes bookmarks gets the one that
 		// ends the initial events.

@@ -24,8 +24,8 @@ type cacheWatcher struct {
 	key       string // the prepared key: a collection's ends in "/"
 	recursive bool
 	pred      storage.SelectionPredicate
-	bookmarks bool      // the watch asked for bookmarks (ProgressNotify)
-	shared    bool      // live events carry sharedObjects (SharedObjects)
+	bookmarks bool // the watch asked for bookmarks (ProgressNotify)
+	objects   storage.ObjectSharing
 	deadline  time.Time // the watch's deadline, if any
 
 	input    chan *event
@@ -100,7 +100,7 @@ func (w *cacheWatcher) sendInitial() bool {
 	ok := true
 	each := func(e *element) bool {
 		if w.matches(e.obj) {
-			ok = w.send(watch.Event{Type: watch.Added, Object: e.obj.DeepCopyObject()})
+			ok = w.send(watch.Event{Type: watch.Added, Object: w.initialObject(e.obj)})
 		}
 		return ok
 	}
@@ -154,13 +154,24 @@ func (w *cacheWatcher) transform(ev *event) (watch.Event, bool) {
 	return watch.Event{}, false
 }
 
-// objectOf is ev's object as this watch receives it: the event's shared
-// wrapper, or a copy of its own.
+// objectOf is ev's object as this watch receives it (w.objects).
 func (w *cacheWatcher) objectOf(ev *event) runtime.Object {
-	if w.shared {
+	switch w.objects {
+	case storage.EncodedObjects:
 		return ev.sharedObj()
+	case storage.CachedObjects:
+		return ev.obj
 	}
 	return ev.obj.DeepCopyObject()
+}
+
+// initialObject is a cached object as an initial event of this watch
+// carries it: the cache's own to a CachedObjects watch, else a copy.
+func (w *cacheWatcher) initialObject(obj runtime.Object) runtime.Object {
+	if w.objects == storage.CachedObjects {
+		return obj
+	}
+	return obj.DeepCopyObject()
 }
 
 func (w *cacheWatcher) inScope(key string) bool {
