@@ -117,10 +117,11 @@ func writeSetup(w io.Writer, c Comparison) {
 // headline lists the summary's rows as workload and row label.
 var headline = [][2]string{
 	{"startup", "ready median (s)"}, {"idle", "RSS sum (MiB)"}, {"idle", "CPU sum (s)"},
-	{"fill-10000", "RSS sum (MiB)"}, {"fill-100000", "RSS sum (MiB)"}, {"crud", "requests per s"},
+	{"fill-10000", "RSS sum (MiB)"}, {"fill-30000", "RSS sum (MiB)"}, {"fill-100000", "RSS sum (MiB)"},
+	{"crud", "requests per s"},
 	{"crud", "create p99 (ms)"}, {"crud", "get p99 (ms)"}, {"crud", "CPU sum (s)"},
 	{"reads", "GETs per s"}, {"reads", "get p99 (ms)"}, {"reads", "lists per s"}, {"reads", "list p99 (ms)"},
-	{"biglists-100000", "peak RSS server (MiB)"},
+	{"biglists-30000", "peak RSS server (MiB)"}, {"biglists-100000", "peak RSS server (MiB)"},
 	{"list", "full p50 (ms)"}, {"list", "paginated p50 (ms)"},
 	{"watch", "end-to-end p50 (ms)"}, {"watch", "end-to-end p99 (ms)"}, {"watch", "deliver p99 (ms)"},
 	{"watchers", "RSS per watch (KiB)"}, {"watchers", "deliver p99 (ms)"},
