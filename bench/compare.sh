@@ -178,6 +178,8 @@ capstan_go="$(go version "$CAPSTAN" | awk '{print $2}')"
 mkdir -p "$(dirname "$DOC")"
 command="bench/compare.sh"
 [[ "${BIG:-0}" == 1 ]] && command="BIG=1 $command"
+[[ "${BIG:-0}" != 1 && "$FILL" != 10000 ]] && command="FILL=$FILL $command"
+[[ "${BIG:-0}" != 1 && "$FILL_LISTS" != 0 ]] && command="FILL_LISTS=$FILL_LISTS $command"
 "$LOAD" report --kube="$WORK/kube.json" --capstan="$WORK/capstan.json" --embedded="$WORK/embedded.json" \
   --markdown="$DOC" --png="${DOC%.md}.png" --command="$command" \
   --note="capstan=$built_from, built by $capstan_go, flags: ${CAPSTAN_FLAGS[*]}" \
