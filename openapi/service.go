@@ -136,14 +136,31 @@ func (s *Service) v2() (*document, error) {
 	return st.v2.get(func() (*document, error) {
 		s.build.Lock()
 		defer s.build.Unlock()
-		routes := make([]common.RouteContainer, 0, len(st.keys))
-		for _, key := range st.keys {
-			c, errs := st.parts[key].routes()
-			s.logSkipped(errs)
-			routes = append(routes, c)
-		}
-		return s.docs.swagger(routes)
+		return buildAgain(func() (*document, error) {
+			routes := make([]common.RouteContainer, 0, len(st.keys))
+			for _, key := range st.keys {
+				c, errs := st.parts[key].routes()
+				s.logSkipped(errs)
+				routes = append(routes, c)
+			}
+			return s.docs.swagger(routes)
+		})
 	})
+}
+
+// buildAgain builds a document, and builds it again if that fails: a CRD
+// removed between the making of the routes (which leave out kinds without
+// a definition) and the builder's reading of the definitions fails a
+// build, and the next one sees the CRD gone.
+func buildAgain(build func() (*document, error)) (*document, error) {
+	var err error
+	for range 3 {
+		var doc *document
+		if doc, err = build(); err == nil {
+			return doc, nil
+		}
+	}
+	return nil, err
 }
 
 // v3 returns the OpenAPI 3.0 document of the part at key, such as api/v1;
@@ -161,9 +178,11 @@ func (s *Service) partDoc(p *part) (*document, error) {
 	return p.v3.get(func() (*document, error) {
 		s.build.Lock()
 		defer s.build.Unlock()
-		c, errs := p.routes()
-		s.logSkipped(errs)
-		return s.docs.v3(c, p.gv)
+		return buildAgain(func() (*document, error) {
+			c, errs := p.routes()
+			s.logSkipped(errs)
+			return s.docs.v3(c, p.gv)
+		})
 	})
 }
 
