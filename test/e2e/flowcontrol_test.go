@@ -46,20 +46,11 @@ func newBlockingConversion(t *testing.T) *blockingConversion {
 		case <-r.Context().Done():
 			return
 		}
-		req := review["request"].(map[string]any)
-		var out []any
-		for _, o := range req["objects"].([]any) {
-			obj := o.(map[string]any)
-			obj["apiVersion"] = req["desiredAPIVersion"]
-			out = append(out, obj)
-		}
-		writeJSON(w, map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
-			"response": map[string]any{"uid": req["uid"], "convertedObjects": out, "result": map[string]any{"status": "Success"}}})
+		answerConversion(w, review)
 	}))
 	t.Cleanup(b.srv.Close)
 	t.Cleanup(b.open)
-	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: b.srv.Certificate().Raw})
-	b.caBundle = base64.StdEncoding.EncodeToString(cert)
+	b.caBundle = caBundleOf(b.srv)
 	return b
 }
 
@@ -230,3 +221,23 @@ func TestPriorityAndFairness(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// answerConversion answers a ConversionReview by changing every object's
+// apiVersion to the desired one: a None conversion done by a webhook.
+func answerConversion(w http.ResponseWriter, review map[string]any) {
+	req := review["request"].(map[string]any)
+	var out []any
+	for _, o := range req["objects"].([]any) {
+		obj := o.(map[string]any)
+		obj["apiVersion"] = req["desiredAPIVersion"]
+		out = append(out, obj)
+	}
+	writeJSON(w, map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+		"response": map[string]any{"uid": req["uid"], "convertedObjects": out, "result": map[string]any{"status": "Success"}}})
+}
+
+// caBundleOf is the base64 PEM of a test TLS server's certificate, as a
+// CRD's caBundle holds it.
+func caBundleOf(srv *httptest.Server) string {
+	return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+}

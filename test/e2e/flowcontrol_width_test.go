@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -50,20 +48,11 @@ func newGatedConversion(t *testing.T) *gatedConversion {
 		case <-r.Context().Done():
 			return
 		}
-		req := review["request"].(map[string]any)
-		var out []any
-		for _, o := range req["objects"].([]any) {
-			obj := o.(map[string]any)
-			obj["apiVersion"] = req["desiredAPIVersion"]
-			out = append(out, obj)
-		}
-		writeJSON(w, map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
-			"response": map[string]any{"uid": req["uid"], "convertedObjects": out, "result": map[string]any{"status": "Success"}}})
+		answerConversion(w, review)
 	}))
 	t.Cleanup(g.srv.Close)
 	t.Cleanup(g.open)
-	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: g.srv.Certificate().Raw})
-	g.caBundle = base64.StdEncoding.EncodeToString(cert)
+	g.caBundle = caBundleOf(g.srv)
 	return g
 }
 
