@@ -87,7 +87,12 @@ func (s *Server) waitReady(t testing.TB) {
 		return err == nil, nil
 	})
 	if err != nil {
-		t.Fatalf("capstan never became ready: %v", err)
+		// Say which checks fail, so that a slow start can be told apart
+		// from a hook that never finishes.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		body, verr := client.Discovery().RESTClient().Get().AbsPath("/readyz").Param("verbose", "1").DoRaw(ctx)
+		t.Fatalf("capstan never became ready: %v\n/readyz?verbose: %s %v", err, body, verr)
 	}
 }
 
