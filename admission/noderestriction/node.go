@@ -51,7 +51,7 @@ func admitNode(nodeName string, a *admission.Attributes) error {
 		}
 		old, ok := a.OldObject.(*corev1.Node)
 		if !ok {
-			return forbidden(a, "unexpected type %T", a.Object)
+			return forbidden(a, "unexpected type %T", a.OldObject)
 		}
 		if n.Spec.ConfigSource != nil && !equality.Semantic.DeepEqual(n.Spec.ConfigSource, old.Spec.ConfigSource) {
 			return forbidden(a, "node %q is not allowed to update configSource to a new non-nil configSource", nodeName)
