@@ -36,7 +36,7 @@ type Config struct {
 	// ObjectCounts, if set, gives the number and average size of stored
 	// objects of a resource, which lists are made wider by.
 	ObjectCounts ObjectCounter
-	Clock        clock.WithTicker
+	Clock        clock.WithTickerAndDelayedExecution
 	Logger       *slog.Logger
 }
 
@@ -52,7 +52,8 @@ type Controller struct {
 	mu     sync.Mutex // guards levels; serializes reconfiguration
 	levels map[string]*level
 
-	retry retryAfterTracker
+	retry   retryAfterTracker
+	watches *watchTracker
 }
 
 // state is one digested configuration.
@@ -88,7 +89,7 @@ func NewController(cfg Config) *Controller {
 	if cfg.DefaultWaitLimit <= 0 {
 		cfg.DefaultWaitLimit = 15 * time.Second
 	}
-	c := &Controller{cfg: cfg, levels: map[string]*level{}}
+	c := &Controller{cfg: cfg, levels: map[string]*level{}, watches: newWatchTracker()}
 	c.retry.now = cfg.Clock.Now
 	c.digest(nil, nil)
 	return c

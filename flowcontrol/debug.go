@@ -91,7 +91,8 @@ func (c *Controller) dumpRequests(w http.ResponseWriter, r *http.Request) {
 	for _, l := range c.dumpLevels() {
 		dump := func(queue, index int, rd fairqueuing.RequestDump) {
 			cols := []string{l.name, rd.FlowSchema, strconv.Itoa(queue), strconv.Itoa(index), rd.FlowDistinguisher,
-				rd.Arrived.UTC().Format(time.RFC3339Nano), strconv.Itoa(rd.Seats), "0", "0s",
+				rd.Arrived.UTC().Format(time.RFC3339Nano), strconv.Itoa(rd.InitialSeats),
+				strconv.Itoa(rd.FinalSeats), rd.AdditionalLatency.String(),
 				rd.Started.UTC().Format(time.RFC3339Nano)}
 			if details {
 				cols = append(cols, requestDetails(rd.Details)...)

@@ -16,8 +16,8 @@ import (
 type Admission struct {
 	FlowSchema    *flowcontrolv1.FlowSchema
 	PriorityLevel *flowcontrolv1.PriorityLevelConfiguration
-	// Seats is the request's estimated width.
-	Seats int
+	// Width is the request's estimated width.
+	Width fairqueuing.Width
 	req   *fairqueuing.Request
 	level *level
 }
@@ -47,9 +47,9 @@ func (c *Controller) Start(wait context.Context, d Digest, rawQuery string) Admi
 	if l.queuing {
 		hash = flowHash(fs.Name, distinguisher)
 	}
-	a.Seats = c.seats(d.Info, rawQuery, l)
+	a.Width = c.width(d.Info, rawQuery, l)
 	descr := fairqueuing.Descr{FlowSchema: fs.Name, FlowDistinguisher: distinguisher, Details: d}
-	req := l.queues.StartDescribed(a.Seats, hash, descr)
+	req := l.queues.StartDescribed(a.Width, hash, descr)
 	if req == nil {
 		c.retry.dropped(l.pl.Name)
 		return a

@@ -4,10 +4,12 @@ import (
 	"math"
 	"net/url"
 	"strconv"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/flowcontrol/fairqueuing"
 )
 
 // Width estimation parameters, kube's (with its default
@@ -27,14 +29,54 @@ type ObjectCounter interface {
 	ObjectStats(group, resource string) (count, averageSize int64, ok bool)
 }
 
-// seats estimates a request's width. Lists (and watches that start with
+// width estimates a request's width. Lists (and watches that start with
 // the current state) take a seat per 100kB of objects they load at once;
-// everything else takes one seat.
-func (c *Controller) seats(info *request.Info, rawQuery string, l *level) int {
-	if info == nil || !info.IsResourceRequest || l.exempt || c.cfg.ObjectCounts == nil {
-		return 1
+// writes hold seats for the watchers they notify; everything else takes
+// one seat.
+func (c *Controller) width(info *request.Info, rawQuery string, l *level) fairqueuing.Width {
+	if info == nil || !info.IsResourceRequest || l.exempt {
+		return fairqueuing.Width{InitialSeats: 1}
 	}
-	if info.Verb != "list" && info.Verb != "watch" {
+	switch info.Verb {
+	case "create", "update", "patch", "delete":
+		return writeWidth(c.watches.interested(info), l.maxSeats)
+	case "list", "watch":
+		return fairqueuing.Width{InitialSeats: c.seats(info, rawQuery, l)}
+	}
+	return fairqueuing.Width{InitialSeats: 1}
+}
+
+// Kube's estimate of the work of a write's events: each watcher that may
+// be interested costs a tenth of a seat for 5ms, after the write, on at
+// most 10 seats (fewer when the level bounds its widest request).
+const (
+	watchesPerSeat     = 10
+	eventCost          = 5 * time.Millisecond
+	maxWriteFinalSeats = 10
+)
+
+// writeWidth is the width of a write that watchers interested in: one
+// seat to run, then final seats lingering to account for its events.
+// Under watchesPerSeat watchers it is not charged at all, as in kube.
+func writeWidth(watchers, levelMaxSeats int) fairqueuing.Width {
+	w := fairqueuing.Width{InitialSeats: 1}
+	if watchers < watchesPerSeat {
+		return w
+	}
+	limit := maxWriteFinalSeats
+	if levelMaxSeats > 0 && levelMaxSeats < limit {
+		limit = levelMaxSeats
+	}
+	seats := (watchers + watchesPerSeat - 1) / watchesPerSeat
+	work := time.Duration(seats) * eventCost
+	w.FinalSeats = min(seats, limit)
+	w.AdditionalLatency = work / time.Duration(w.FinalSeats)
+	return w
+}
+
+// seats is the width of a list, or of a watch that starts with a list.
+func (c *Controller) seats(info *request.Info, rawQuery string, l *level) int {
+	if c.cfg.ObjectCounts == nil {
 		return 1
 	}
 	query, err := url.ParseQuery(rawQuery)

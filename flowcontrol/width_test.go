@@ -2,8 +2,10 @@ package flowcontrol
 
 import (
 	"testing"
+	"time"
 
 	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/flowcontrol/fairqueuing"
 )
 
 type fakeCounts map[string][2]int64
@@ -62,12 +64,80 @@ func TestSeats(t *testing.T) {
 		{name: "create", info: &request.Info{IsResourceRequest: true, Verb: "create", Resource: "pods"}, want: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := c.seats(tc.info, tc.query, &level{maxSeats: tc.maxSeats, exempt: tc.exempt}); got != tc.want {
+			if got := c.width(tc.info, tc.query, &level{maxSeats: tc.maxSeats, exempt: tc.exempt}).Seats(); got != tc.want {
 				t.Errorf("seats = %d, want %d", got, tc.want)
 			}
 		})
 	}
-	if got := NewController(Config{}).seats(list("", "configmaps"), "", &level{}); got != 1 {
+	if got := NewController(Config{}).width(list("", "configmaps"), "", &level{}).Seats(); got != 1 {
 		t.Errorf("without counts: %d seats, want 1", got)
+	}
+}
+
+// TestWriteWidth: kube's estimate of a write's events, a tenth of a seat
+// per interested watcher for 5ms, reshaped onto at most 10 seats (or the
+// level's maximum) for longer; fewer than 10 watchers cost nothing.
+func TestWriteWidth(t *testing.T) {
+	for _, tc := range []struct {
+		watchers, levelMax int
+		want               fairqueuing.Width
+	}{
+		{watchers: 0, want: fairqueuing.Width{InitialSeats: 1}},
+		{watchers: 9, want: fairqueuing.Width{InitialSeats: 1}},
+		{watchers: 10, want: fairqueuing.Width{InitialSeats: 1, FinalSeats: 1, AdditionalLatency: 5 * time.Millisecond}},
+		{watchers: 25, want: fairqueuing.Width{InitialSeats: 1, FinalSeats: 3, AdditionalLatency: 5 * time.Millisecond}},
+		{watchers: 100, want: fairqueuing.Width{InitialSeats: 1, FinalSeats: 10, AdditionalLatency: 5 * time.Millisecond}},
+		{watchers: 1000, want: fairqueuing.Width{InitialSeats: 1, FinalSeats: 10, AdditionalLatency: 50 * time.Millisecond}},
+		{watchers: 1000, levelMax: 4, want: fairqueuing.Width{InitialSeats: 1, FinalSeats: 4, AdditionalLatency: 125 * time.Millisecond}},
+		{watchers: 1000, levelMax: 40, want: fairqueuing.Width{InitialSeats: 1, FinalSeats: 10, AdditionalLatency: 50 * time.Millisecond}},
+	} {
+		if got := writeWidth(tc.watchers, tc.levelMax); got != tc.want {
+			t.Errorf("writeWidth(%d, %d) = %+v, want %+v", tc.watchers, tc.levelMax, got, tc.want)
+		}
+	}
+}
+
+// TestInterestedWatches: a write is charged for the watches of its
+// resource across namespaces, in its namespace and of its object, not for
+// others', nor for kubelets' watches of their own pods; a watch stops
+// counting once forgotten.
+func TestInterestedWatches(t *testing.T) {
+	c := NewController(Config{})
+	watch := func(group, resource, ns, name, query string) func() {
+		return c.RegisterWatch(&request.Info{IsResourceRequest: true, Verb: "watch", APIGroup: group,
+			Resource: resource, Namespace: ns, Name: name}, query)
+	}
+	watch("", "configmaps", "", "", "")
+	watch("", "configmaps", "a", "", "")
+	forget := watch("", "configmaps", "a", "one", "")
+	watch("", "configmaps", "b", "", "")
+	watch("apps", "configmaps", "a", "", "")
+	watch("", "pods", "", "", "fieldSelector=spec.nodeName%3Dnode-1")
+	watch("", "pods", "", "", "fieldSelector=spec.nodeName%3D")
+	watch("", "pods", "", "", "fieldSelector=metadata.name%3Dx")
+	watch("", "pods", "", "", "fieldSelector=%3D%3D%3D")
+	write := func(verb, resource, ns, name string) int {
+		return c.watches.interested(&request.Info{IsResourceRequest: true, Verb: verb, Resource: resource, Namespace: ns, Name: name})
+	}
+	for _, tc := range []struct {
+		verb, resource, ns, name string
+		want                     int
+	}{
+		{"create", "configmaps", "a", "", 2},
+		{"update", "configmaps", "a", "one", 3},
+		{"update", "configmaps", "a", "two", 2},
+		{"delete", "configmaps", "b", "one", 2},
+		{"create", "configmaps", "c", "", 1},
+		{"create", "pods", "a", "", 3},
+		{"create", "secrets", "a", "", 0},
+	} {
+		if got := write(tc.verb, tc.resource, tc.ns, tc.name); got != tc.want {
+			t.Errorf("%s %s %s/%s: %d watchers, want %d", tc.verb, tc.resource, tc.ns, tc.name, got, tc.want)
+		}
+	}
+	forget()
+	forget()
+	if got := write("update", "configmaps", "a", "one"); got != 2 {
+		t.Errorf("after the watch of one ended: %d watchers, want 2", got)
 	}
 }

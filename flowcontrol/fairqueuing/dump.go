@@ -38,7 +38,7 @@ type QueueDump struct {
 // RequestDump is one request. Started is zero while it waits.
 type RequestDump struct {
 	Descr
-	Seats            int
+	Width
 	Arrived, Started time.Time
 }
 
@@ -76,7 +76,7 @@ func (qs *QueueSet) Dump() Dump {
 }
 
 func (r *Request) dump() RequestDump {
-	rd := RequestDump{Descr: r.descr, Seats: r.seats, Arrived: r.arrived}
+	rd := RequestDump{Descr: r.descr, Width: r.width, Arrived: r.arrived}
 	if r.state == executing {
 		rd.Started = r.started
 	}

@@ -27,10 +27,10 @@ func TestSeatSecondsString(t *testing.T) {
 func TestDump(t *testing.T) {
 	clock := newClock()
 	qs := newSet(t, clock, Config{Queues: 2, HandSize: 1, QueueLengthLimit: 5, ConcurrencyLimit: 2})
-	run := qs.StartDescribed(2, flowHash(0), Descr{FlowSchema: "fs", FlowDistinguisher: "a"})
+	run := qs.StartDescribed(Width{InitialSeats: 2}, flowHash(0), Descr{FlowSchema: "fs", FlowDistinguisher: "a"})
 	clock.step(time.Second)
-	w1 := qs.StartDescribed(1, flowHash(1), Descr{FlowSchema: "fs", FlowDistinguisher: "b"})
-	w2 := qs.StartDescribed(3, flowHash(1), Descr{FlowSchema: "fs", FlowDistinguisher: "c"})
+	w1 := qs.StartDescribed(Width{InitialSeats: 1}, flowHash(1), Descr{FlowSchema: "fs", FlowDistinguisher: "b"})
+	w2 := qs.StartDescribed(Width{InitialSeats: 3}, flowHash(1), Descr{FlowSchema: "fs", FlowDistinguisher: "c"})
 	d := qs.Dump()
 	if d.Waiting != 2 || d.Executing != 1 || d.Dispatched != 1 || d.Idle || len(d.Queues) != 2 {
 		t.Fatalf("dump %+v", d)
@@ -41,7 +41,7 @@ func TestDump(t *testing.T) {
 	}
 	q := d.Queues[1]
 	if len(q.Waiting) != 2 || q.Waiting[0].FlowDistinguisher != "b" || q.Waiting[1].FlowDistinguisher != "c" ||
-		!q.Waiting[0].Started.IsZero() || q.Waiting[1].Seats != 3 || q.WaitingSeats != 4 ||
+		!q.Waiting[0].Started.IsZero() || q.Waiting[1].InitialSeats != 3 || q.WaitingSeats != 4 ||
 		!q.Waiting[0].Arrived.Equal(clock.now) {
 		t.Errorf("queue 1: %+v", q)
 	}
@@ -52,7 +52,7 @@ func TestDump(t *testing.T) {
 		t.Errorf("not idle after all finished: %+v", d)
 	}
 	exempt := newSet(t, clock, Config{Exempt: true})
-	r := exempt.StartDescribed(1, 0, Descr{FlowSchema: "exempt"})
+	r := exempt.StartDescribed(Width{InitialSeats: 1}, 0, Descr{FlowSchema: "exempt"})
 	if d := exempt.Dump(); len(d.Queueless) != 1 || d.Queueless[0].FlowSchema != "exempt" {
 		t.Errorf("exempt dump %+v", d)
 	}

@@ -21,6 +21,9 @@ func newQueue() *queue { return &queue{executingSet: map[*Request]struct{}{}} }
 
 func (q *queue) idle() bool { return q.length == 0 && q.executing == 0 }
 
+// empty: idle, and no seats of finished requests linger on it.
+func (q *queue) empty() bool { return q.idle() && q.seatsInUse == 0 }
+
 func (q *queue) push(r *Request) {
 	r.prev, r.next = q.tail, nil
 	if q.tail != nil {

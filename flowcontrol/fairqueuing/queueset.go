@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"k8s.io/utils/clock"
 )
 
 // EstimatedServiceTime is what every request is assumed to take when it
@@ -11,8 +13,30 @@ import (
 // took (kube uses the same 3ms).
 const EstimatedServiceTime = 3 * time.Millisecond
 
-// Clock tells the time; tests pass a fake one.
-type Clock interface{ Now() time.Time }
+// Clock tells the time and runs the release of lingering seats; tests
+// pass a fake one.
+type Clock interface {
+	Now() time.Time
+	AfterFunc(d time.Duration, f func()) clock.Timer
+}
+
+// Width is what a request occupies: InitialSeats while it executes and,
+// when a write has watchers to notify, FinalSeats held from dispatch and
+// for AdditionalLatency after it finishes (kube's estimate of the work
+// of sending its events). It runs on max(InitialSeats, FinalSeats).
+type Width struct {
+	InitialSeats, FinalSeats int
+	AdditionalLatency        time.Duration
+}
+
+// Seats is the width the request runs on.
+func (w Width) Seats() int { return max(w.InitialSeats, w.FinalSeats) }
+
+// work is the request's estimated seat-seconds: its initial seats for
+// the estimated service time, then its final seats while they linger.
+func (w Width) work() float64 {
+	return seatSeconds(w.InitialSeats, EstimatedServiceTime) + seatSeconds(w.FinalSeats, w.AdditionalLatency)
+}
 
 // Config is a queue set's configuration: its priority level's queuing
 // parameters and its current concurrency limit in seats.
@@ -50,6 +74,7 @@ type QueueSet struct {
 	// queueless holds the executing requests of sets without queues
 	// (exempt or rejecting levels), for the debug dump.
 	queueless map[*Request]struct{}
+	lingering int // finished requests whose final seats are still held
 	stats     Stats
 	demand    demandIntegrator
 }
@@ -145,20 +170,22 @@ func (qs *QueueSet) noteDemandLocked() {
 // returned request may still be waiting: call Wait before serving it,
 // and Finish after.
 func (qs *QueueSet) Start(seats int, flowHash uint64) *Request {
-	return qs.StartDescribed(seats, flowHash, Descr{})
+	return qs.StartDescribed(Width{InitialSeats: seats}, flowHash, Descr{})
 }
 
-// StartDescribed is Start for a request that the debug dump describes
-// as d.
-func (qs *QueueSet) StartDescribed(seats int, flowHash uint64, d Descr) *Request {
-	if seats < 1 {
-		seats = 1
+// StartDescribed is Start for a request of width w that the debug dump
+// describes as d.
+func (qs *QueueSet) StartDescribed(w Width, flowHash uint64, d Descr) *Request {
+	w.InitialSeats = max(w.InitialSeats, 1)
+	if w.FinalSeats <= 0 || w.AdditionalLatency <= 0 {
+		w.FinalSeats, w.AdditionalLatency = 0, 0
 	}
+	seats := w.Seats()
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
 	qs.syncTimeLocked()
 	defer qs.noteDemandLocked()
-	r := &Request{qs: qs, seats: seats, work: seatSeconds(seats, EstimatedServiceTime), descr: d, arrived: qs.lastReal}
+	r := &Request{qs: qs, width: w, seats: seats, work: w.work(), descr: d, arrived: qs.lastReal}
 	if qs.cfg.Exempt || qs.cfg.Queues == 0 {
 		if !qs.canAccommodateLocked(seats) {
 			qs.stats.Rejected++
@@ -297,6 +324,15 @@ func (qs *QueueSet) dispatchFromLocked(best *queue, bestIndex int) {
 	if bestIndex >= 0 {
 		qs.robin = bestIndex
 	}
+	if r.width.FinalSeats > qs.cfg.ConcurrencyLimit {
+		// More final seats than the level has: as many as it has, for
+		// longer, the same work (kube reshapes it so too).
+		final := max(qs.cfg.ConcurrencyLimit, 1)
+		total := seatSeconds(r.width.FinalSeats, r.width.AdditionalLatency)
+		r.width.FinalSeats = final
+		r.width.AdditionalLatency = time.Duration(total / float64(final) * float64(time.Second))
+		r.seats = r.width.Seats()
+	}
 	best.nextDispatchR += r.work
 	best.executing++
 	best.seatsInUse += r.seats
@@ -308,26 +344,46 @@ func (qs *QueueSet) dispatchFromLocked(best *queue, bestIndex int) {
 	}
 }
 
-// finishLocked gives r's seats back and charges its queue for the time r
-// really took instead of the estimate.
+// finishLocked ends r and charges its queue for the time r really took
+// instead of the estimate. Its seats are given back now or, if it has
+// final seats, once they have lingered for its additional latency.
 func (qs *QueueSet) finishLocked(r *Request) {
 	qs.syncTimeLocked()
 	defer qs.noteDemandLocked()
 	r.state = finished
 	delete(qs.queueless, r)
 	qs.stats.Executing--
-	qs.stats.SeatsInUse -= r.seats
 	if q := r.queue; q != nil {
 		actual := qs.lastReal.Sub(r.started)
-		q.nextDispatchR += seatSeconds(r.seats, actual) - r.work
+		q.nextDispatchR += seatSeconds(r.width.InitialSeats, actual-EstimatedServiceTime)
 		q.executing--
 		delete(q.executingSet, r)
-		q.seatsInUse -= r.seats
-		qs.seatsQueue -= r.seats
 		q.boundNextDispatch()
 		if q.idle() {
 			qs.active--
 		}
+	}
+	if r.width.AdditionalLatency > 0 {
+		qs.lingering++
+		qs.clock.AfterFunc(r.width.AdditionalLatency, func() {
+			qs.mu.Lock()
+			defer qs.mu.Unlock()
+			qs.syncTimeLocked()
+			defer qs.noteDemandLocked()
+			qs.lingering--
+			qs.releaseSeatsLocked(r)
+		})
+		return
+	}
+	qs.releaseSeatsLocked(r)
+}
+
+// releaseSeatsLocked gives r's seats back and dispatches what they let.
+func (qs *QueueSet) releaseSeatsLocked(r *Request) {
+	qs.stats.SeatsInUse -= r.seats
+	if q := r.queue; q != nil {
+		q.seatsInUse -= r.seats
+		qs.seatsQueue -= r.seats
 	}
 	qs.dropEmptyQueuesLocked()
 	qs.dispatchLocked()
@@ -360,7 +416,7 @@ func (qs *QueueSet) cancelLocked(r *Request, timedOut bool) {
 // dropEmptyQueuesLocked removes idle queues past the configured number
 // from the end (the ones a shrinking configuration left).
 func (qs *QueueSet) dropEmptyQueuesLocked() {
-	for n := len(qs.queues); n > qs.cfg.Queues && qs.queues[n-1].idle(); n-- {
+	for n := len(qs.queues); n > qs.cfg.Queues && qs.queues[n-1].empty(); n-- {
 		qs.queues = qs.queues[:n-1]
 	}
 	if qs.robin >= len(qs.queues) {
@@ -384,8 +440,9 @@ const (
 type Request struct {
 	qs       *QueueSet
 	queue    *queue // nil for sets without queues
-	seats    int
-	work     float64 // seats times EstimatedServiceTime
+	width    Width
+	seats    int     // width.Seats()
+	work     float64 // width.work()
 	arrivalR float64
 	started  time.Time
 	descr    Descr

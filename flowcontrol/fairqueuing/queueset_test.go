@@ -5,13 +5,48 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"k8s.io/utils/clock"
 )
 
-type fakeClock struct{ now time.Time }
+// fakeClock moves only when a test steps it, and runs the funcs due by
+// then, in order, on the test's goroutine.
+type fakeClock struct {
+	now    time.Time
+	timers []*fakeTimer
+}
 
-func (c *fakeClock) Now() time.Time       { return c.now }
-func (c *fakeClock) step(d time.Duration) { c.now = c.now.Add(d) }
-func newClock() *fakeClock                { return &fakeClock{now: time.Unix(1000, 0)} }
+type fakeTimer struct {
+	at   time.Time
+	f    func()
+	done bool
+}
+
+func (t *fakeTimer) C() <-chan time.Time { return nil }
+func (t *fakeTimer) Stop() bool          { stopped := !t.done; t.done = true; return stopped }
+func (t *fakeTimer) Reset(time.Duration) bool {
+	panic("not used by the queue set")
+}
+
+func (c *fakeClock) Now() time.Time { return c.now }
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	t := &fakeTimer{at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, t)
+	return t
+}
+func (c *fakeClock) step(d time.Duration) {
+	c.now = c.now.Add(d)
+	slices.SortStableFunc(c.timers, func(a, b *fakeTimer) int { return a.at.Compare(b.at) })
+	for len(c.timers) > 0 && !c.timers[0].at.After(c.now) {
+		t := c.timers[0]
+		c.timers = c.timers[1:]
+		if !t.done {
+			t.done = true
+			t.f()
+		}
+	}
+}
+func newClock() *fakeClock { return &fakeClock{now: time.Unix(1000, 0)} }
 func (r *Request) dispatched() bool {
 	r.qs.mu.Lock()
 	defer r.qs.mu.Unlock()
@@ -247,5 +282,51 @@ func TestDemand(t *testing.T) {
 	}
 	if d := qs.ResetDemand(); d.Max != 2 {
 		t.Fatalf("the next period starts at the current demand: %+v", d)
+	}
+}
+
+// TestFinalSeatsLinger: a write with final seats runs on the wider of its
+// initial and final seats, and after it finishes its final seats stay
+// taken for its additional latency: a request waiting for them runs only
+// then. Final seats beyond the limit are reshaped onto the limit, for
+// proportionally longer.
+func TestFinalSeatsLinger(t *testing.T) {
+	clock := newClock()
+	qs := newSet(t, clock, Config{Queues: 8, HandSize: 1, QueueLengthLimit: 10, ConcurrencyLimit: 2})
+	write := qs.StartDescribed(Width{InitialSeats: 1, FinalSeats: 2, AdditionalLatency: 10 * time.Millisecond}, flowHash(0), Descr{})
+	next := qs.Start(1, flowHash(1))
+	if !write.dispatched() || next.dispatched() || qs.Stats().SeatsInUse != 2 {
+		t.Fatalf("the write should take both seats: %+v", qs.Stats())
+	}
+	clock.step(time.Millisecond)
+	write.Finish()
+	if next.dispatched() || qs.Stats().SeatsInUse != 2 || qs.Stats().Executing != 0 {
+		t.Fatalf("the write's final seats should linger: %+v", qs.Stats())
+	}
+	clock.step(9 * time.Millisecond)
+	if next.dispatched() {
+		t.Fatalf("the additional latency counts from the finish")
+	}
+	clock.step(time.Millisecond)
+	if !next.dispatched() || qs.Stats().SeatsInUse != 1 {
+		t.Fatalf("once they are given back the next request should run: %+v", qs.Stats())
+	}
+	next.Finish()
+
+	wide := qs.StartDescribed(Width{InitialSeats: 1, FinalSeats: 5, AdditionalLatency: 10 * time.Millisecond}, flowHash(0), Descr{})
+	if !wide.dispatched() || qs.Stats().SeatsInUse != 2 {
+		t.Fatalf("final seats beyond the limit should be cut to it: %+v", qs.Stats())
+	}
+	if d := qs.Dump().Queues[0].Executing[0]; d.FinalSeats != 2 || d.AdditionalLatency != 25*time.Millisecond {
+		t.Fatalf("reshaped width: %+v, want 2 final seats for 25ms", d.Width)
+	}
+	wide.Finish()
+	clock.step(24 * time.Millisecond)
+	if qs.Stats().SeatsInUse != 2 {
+		t.Fatalf("still lingering: %+v", qs.Stats())
+	}
+	clock.step(time.Millisecond)
+	if s := qs.Stats(); s.SeatsInUse != 0 || !qs.Dump().Idle {
+		t.Fatalf("all given back: %+v", s)
 	}
 }

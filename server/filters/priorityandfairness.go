@@ -19,7 +19,9 @@ import (
 // and waits there for its seats, or gets 429 with Retry-After when its
 // queue is full or it waited a quarter of its time. Long-running requests
 // other than watches are not limited; a watch holds its seats until its
-// initial events are sent. Responses name the schema and level matched.
+// initial events are sent, and is counted while it runs so that writes
+// are charged for the events they cause. Responses name the schema and
+// level matched.
 func WithPriorityAndFairness(fc *flowcontrol.Controller) Filter {
 	return func(h http.Handler) http.Handler {
 		if fc == nil {
@@ -55,6 +57,7 @@ func WithPriorityAndFairness(fc *flowcontrol.Controller) Filter {
 				h.ServeHTTP(w, r)
 				return
 			}
+			defer fc.RegisterWatch(info, r.URL.RawQuery)()
 			var once sync.Once
 			release := func() { once.Do(a.Finish) }
 			defer release()

@@ -13,6 +13,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // gatedConversion is a conversion webhook whose calls wait at a gate: a
@@ -149,5 +150,80 @@ func TestPriorityAndFairnessListWidth(t *testing.T) {
 		seats := listSeats()
 		t.Logf("a list of %d objects: %d seats", objects, seats)
 		return seats == 5, nil
+	})
+}
+
+// TestPriorityAndFairnessWriteWidth: a write to a resource that many
+// watches follow is charged, as in kube, for the events it will send:
+// with 25 watches of the resource, a create holds 3 final seats that
+// linger 5ms after it; the dump of requests shows them while the create
+// is in flight (held in the conversion webhook). A watch that ended no
+// longer counts.
+func TestPriorityAndFairnessWriteWidth(t *testing.T) {
+	e := start(t, "--authorization-mode=AlwaysAllow")
+	ns := e.namespace(t)
+	wh := newGatedConversion(t)
+	e.createCRD(t, webhookCRD(&conversionWebhook{srv: wh.srv, caBundle: wh.caBundle}, "wides", "Wide", "/gated"))
+	// The watches read the storage version: their events need no webhook.
+	stored := convResource(e.dynamic(t), "wides", "v1", ns)
+	var watches []watch.Interface
+	for range 25 {
+		w, err := stored.Watch(ctx(t), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+		watches = append(watches, w)
+	}
+
+	hc := e.httpClient(t)
+	// createWidth creates an object at v2 as an ordinary user, holds the
+	// create in the webhook, and reads its width from the dump.
+	createWidth := func(name string) (final, latency string) {
+		wh.reset()
+		done := make(chan response, 1)
+		go func() {
+			body := `{"apiVersion":"conv.example.com/v2","kind":"Wide","metadata":{"name":"` + name + `"},"spec":{"fullName":"x"}}`
+			req, _ := http.NewRequestWithContext(ctx(t), http.MethodPost, e.URL+"/apis/conv.example.com/v2/namespaces/"+ns+"/wides", strings.NewReader(body))
+			req.Header.Set("Impersonate-User", "writer")
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := hc.Do(req)
+			if err != nil {
+				done <- response{}
+				return
+			}
+			resp.Body.Close()
+			done <- response{code: resp.StatusCode}
+		}()
+		wh.waitArrival(t)
+		d := e.apfDump(t, "dump_requests?includeRequestDetails=1")
+		for _, row := range d.rows {
+			if d.col(t, row, "UserName") == "writer" && d.col(t, row, "Verb") == "create" && d.col(t, row, "Resource") == "wides" {
+				if got := d.col(t, row, "InitialSeats"); got != "1" {
+					t.Errorf("initial seats %s, want 1", got)
+				}
+				final, latency = d.col(t, row, "FinalSeats"), d.col(t, row, "AdditionalLatency")
+			}
+		}
+		wh.open()
+		if r := <-done; r.code != http.StatusCreated {
+			t.Fatalf("the create: %d", r.code)
+		}
+		if final == "" {
+			t.Fatalf("the create in flight is not in the dump")
+		}
+		return final, latency
+	}
+	if final, latency := createWidth("a"); final != "3" || latency != "5ms" {
+		t.Errorf("with 25 watches: %s final seats for %s, want 3 for 5ms", final, latency)
+	}
+	// Watches end when their client stops them: the count follows.
+	for _, w := range watches[:20] {
+		w.Stop()
+	}
+	eventually(t, 30*time.Second, "the ended watches no longer counted", func(context.Context) (bool, error) {
+		final, latency := createWidth("b" + strconv.FormatInt(time.Now().UnixNano(), 36))
+		t.Logf("%s final seats for %s", final, latency)
+		return final == "0" && latency == "0s", nil
 	})
 }
