@@ -9,7 +9,9 @@
 // work from memory. Consistent reads first wait until the cache has seen
 // the backend's current revision, and go to the backend if it cannot
 // catch up quickly: the cache never serves stale data where the API
-// promises fresh data. Writes, Count and most Gets go to the backend.
+// promises fresh data. Concurrent consistent reads share their reads of
+// the backend's revision (revisionBatcher). Writes and Count go to the
+// backend.
 package cache
 
 import (
@@ -99,6 +101,7 @@ type Cacher struct {
 	logger         *slog.Logger
 	clock          clock.WithTicker
 	progress       *progressRequester
+	revisions      *revisionBatcher
 	budget         *timeBudget // used by Run's goroutine only
 
 	// targets is reused by Run's goroutine to collect the watchers of an
@@ -152,6 +155,7 @@ func New(cfg Config) (*Cacher, error) {
 		request = pr.RequestWatchProgress
 	}
 	c.progress = newProgressRequester(request, cfg.Clock, c.logger)
+	c.revisions = newRevisionBatcher(cfg.Storage.CurrentResourceVersion)
 	c.hist.reset(c.state.Clone(), 0)
 	return c, nil
 }

@@ -18,6 +18,23 @@ const (
 	progressRequestPeriod = 100 * time.Millisecond
 )
 
+// waitConsistent waits until the cache has seen a revision of the
+// backend read after the call: it then holds every write acknowledged
+// before the call. It returns false if the cache cannot get there (no
+// progress requests: it would only learn of other resources' revisions
+// at the backend's periodic notifications), or not within freshTimeout,
+// and the caller goes to the backend.
+func (c *Cacher) waitConsistent(ctx context.Context) (bool, error) {
+	if c.progress.request == nil {
+		return false, nil
+	}
+	current, err := c.revisions.current(ctx)
+	if err != nil {
+		return false, nil // the backend reports it
+	}
+	return c.waitFresh(ctx, current, false)
+}
+
 // waitFresh waits until the cache has seen revision rv. It returns false
 // if the cache cannot serve rv within freshTimeout, or at all: the caller
 // then goes to the backend, which knows best (it also reports a revision
@@ -34,7 +51,7 @@ func (c *Cacher) waitFresh(ctx context.Context, rv uint64, checkFuture bool) (bo
 		return true, nil
 	}
 	if checkFuture {
-		if now, err := c.storage.CurrentResourceVersion(ctx); err != nil || rv > now {
+		if now, err := c.revisions.current(ctx); err != nil || rv > now {
 			return false, nil
 		}
 	}

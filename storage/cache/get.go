@@ -10,9 +10,12 @@ import (
 	"github.com/capstan-io/capstan/storage"
 )
 
-// Get reads key. resourceVersion "" (the latest state, a quorum read) goes
-// to the backend, as in kube; any other is a lower bound the cache
-// satisfies if it has reached it, else the backend answers.
+// Get reads key. resourceVersion "" (the latest state) is served by the
+// cache once it has seen a revision of the backend read after the call,
+// as consistent lists are, so that it never misses a write acknowledged
+// before it (kube reads these from etcd); any other is a lower bound the
+// cache satisfies if it has reached it. What the cache cannot serve (not
+// ready, not caught up in time) the backend does.
 func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
 	prepared, err := storage.PrepareKey(c.resourcePrefix, key, false)
 	if err != nil {
@@ -23,7 +26,13 @@ func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, o
 		return err
 	}
 	if opts.ResourceVersion == "" {
-		return c.storage.Get(ctx, key, opts, out)
+		ok, err := c.waitConsistent(ctx)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return c.storage.Get(ctx, key, opts, out)
+		}
 	}
 	c.mu.RLock()
 	ready, current, state := c.ready, c.rv, c.hist.latest()

@@ -159,10 +159,16 @@ func (q quietStorage) Watch(ctx context.Context, key string, opts storage.ListOp
 	return watch.Filter(w, func(e watch.Event) (watch.Event, bool) { return e, e.Type != watch.Bookmark }), nil
 }
 
-// countingStorage counts the lists and watches that reach the backend.
+// countingStorage counts the gets, lists and watches that reach the
+// backend.
 type countingStorage struct {
 	*etcd3.Store
-	lists, watches atomic.Int64
+	gets, lists, watches atomic.Int64
+}
+
+func (s *countingStorage) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
+	s.gets.Add(1)
+	return s.Store.Get(ctx, key, opts, out)
 }
 
 func (s *countingStorage) GetList(ctx context.Context, key string, opts storage.ListOptions, out runtime.Object) error {

@@ -106,11 +106,7 @@ func (c *Cacher) planNotOlderThan(ctx context.Context, rv uint64) (listPlan, boo
 // planConsistent reads the latest state once it is at least as new as
 // the backend's.
 func (c *Cacher) planConsistent(ctx context.Context) (listPlan, bool, error) {
-	current, err := c.storage.CurrentResourceVersion(ctx)
-	if err != nil {
-		return listPlan{}, false, nil
-	}
-	if ok, err := c.waitFresh(ctx, current, false); !ok || err != nil {
+	if ok, err := c.waitConsistent(ctx); !ok || err != nil {
 		return listPlan{}, false, err
 	}
 	return c.planLatest(), true, nil

@@ -1,0 +1,90 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/capstan-io/capstan/storage"
+)
+
+func getCM(t testing.TB, s storage.Interface, ns, name string) *corev1.ConfigMap {
+	t.Helper()
+	out := &corev1.ConfigMap{}
+	if err := s.Get(context.Background(), cmKey(ns, name), storage.GetOptions{}, out); err != nil {
+		t.Fatalf("Get %s/%s: %v", ns, name, err)
+	}
+	return out
+}
+
+// TestConsistentGet: a get at resourceVersion "" sees every write
+// acknowledged before it, through the cache or not, and is served by the
+// cache.
+func TestConsistentGet(t *testing.T) {
+	s := &countingStorage{Store: newTestStore(t)}
+	c := newTestCacher(t, s, Config{})
+	gets := s.gets.Load()
+	for i := range 20 {
+		name := fmt.Sprintf("cm-%02d", i)
+		created := create(t, c, "consistent", name, "k", "0")
+		if got := getCM(t, c, "consistent", name); got.ResourceVersion != created.ResourceVersion {
+			t.Fatalf("get after create at %s: %s", created.ResourceVersion, got.ResourceVersion)
+		}
+		updated := setData(t, s.Store, "consistent", name, "k", "v")
+		if got := getCM(t, c, "consistent", name); got.ResourceVersion != updated.ResourceVersion || got.Data["k"] != "v" {
+			t.Fatalf("get after an update at %s: %s %v", updated.ResourceVersion, got.ResourceVersion, got.Data)
+		}
+		remove(t, s.Store, "consistent", name)
+		err := c.Get(context.Background(), cmKey("consistent", name), storage.GetOptions{}, &corev1.ConfigMap{})
+		if !errors.Is(err, storage.ErrNotFound) {
+			t.Fatalf("get after delete: %v", err)
+		}
+	}
+	if n := s.gets.Load() - gets; n != 0 {
+		t.Errorf("%d consistent gets went to the backend", n)
+	}
+}
+
+// TestConcurrentConsistentGets: many readers, each after its own write,
+// each see that write, while they share revision reads.
+func TestConcurrentConsistentGets(t *testing.T) {
+	s := &countingStorage{Store: newTestStore(t)}
+	c := newTestCacher(t, s, Config{})
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			name := fmt.Sprintf("w%d", w)
+			create(t, s.Store, "concurrent", name, "n", "0")
+			for i := range 15 {
+				written := setData(t, s.Store, "concurrent", name, "n", fmt.Sprint(i))
+				got := &corev1.ConfigMap{}
+				if err := c.Get(context.Background(), cmKey("concurrent", name), storage.GetOptions{}, got); err != nil {
+					t.Errorf("Get %s: %v", name, err)
+					return
+				}
+				if got.ResourceVersion != written.ResourceVersion {
+					t.Errorf("%s written at %s, read at %s", name, written.ResourceVersion, got.ResourceVersion)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestConsistentGetFallback: when the cache cannot learn that it is
+// current, a consistent get is read from the backend.
+func TestConsistentGetFallback(t *testing.T) {
+	s := newTestStore(t)
+	c := newTestCacher(t, quietStorage{s}, Config{})
+	create(t, c, "fallback", "a", "k", "0")
+	elsewhere := create(t, newTestStore(t), "elsewhere", "x")
+	updated := setData(t, s, "fallback", "a", "k", "v")
+	if got := getCM(t, c, "fallback", "a"); got.ResourceVersion != updated.ResourceVersion {
+		t.Fatalf("get after an update at %s: %s (a write elsewhere at %s)", updated.ResourceVersion, got.ResourceVersion, elsewhere.ResourceVersion)
+	}
+}
