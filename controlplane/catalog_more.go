@@ -20,6 +20,7 @@ import (
 	"github.com/capstan-io/capstan/apis/node"
 	"github.com/capstan-io/capstan/apis/scheduling"
 	"github.com/capstan-io/capstan/endpoints"
+	"github.com/capstan-io/capstan/internal/parallel"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/server"
@@ -130,16 +131,20 @@ func (c Config) ensureSystemPriorityClasses(hc server.HookContext) error {
 		return err
 	}
 	return wait.PollUntilContextTimeout(hc, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		var work []func() error
 		for _, pc := range scheduling.SystemPriorityClasses() {
-			_, err := client.SchedulingV1().PriorityClasses().Get(ctx, pc.Name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				_, err = client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{})
-			}
-			if err != nil && !apierrors.IsAlreadyExists(err) {
-				c.Logger.Debug("creating system priority class", "name", pc.Name, "err", err)
-				return false, nil
-			}
+			work = append(work, func() error {
+				_, err := client.SchedulingV1().PriorityClasses().Get(ctx, pc.Name, metav1.GetOptions{})
+				if apierrors.IsNotFound(err) {
+					_, err = client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{})
+				}
+				if err != nil && !apierrors.IsAlreadyExists(err) {
+					c.Logger.Debug("creating system priority class", "name", pc.Name, "err", err)
+					return err
+				}
+				return nil
+			})
 		}
-		return true, nil
+		return parallel.Do(0, work...) == nil, nil
 	})
 }

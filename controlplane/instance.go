@@ -22,6 +22,7 @@ import (
 	"github.com/capstan-io/capstan/apis/policy"
 	"github.com/capstan-io/capstan/controlplane/controllers/garbagecollector"
 	"github.com/capstan-io/capstan/controlplane/controllers/namespace"
+	"github.com/capstan-io/capstan/internal/parallel"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/server"
 )
@@ -153,15 +154,19 @@ func (c Config) ensureSystemNamespaces(hc server.HookContext) error {
 		return err
 	}
 	return wait.PollUntilContextTimeout(hc, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		for _, name := range systemNamespaces {
-			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-			_, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
-			if err != nil && !apierrors.IsAlreadyExists(err) {
-				c.Logger.Debug("creating system namespace", "namespace", name, "err", err)
-				return false, nil
+		work := make([]func() error, len(systemNamespaces))
+		for i, name := range systemNamespaces {
+			work[i] = func() error {
+				ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+				_, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+				if err != nil && !apierrors.IsAlreadyExists(err) {
+					c.Logger.Debug("creating system namespace", "namespace", name, "err", err)
+					return err
+				}
+				return nil
 			}
 		}
-		return true, nil
+		return parallel.Do(0, work...) == nil, nil
 	})
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strconv"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -13,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	flowcontrolclient "k8s.io/client-go/kubernetes/typed/flowcontrol/v1"
+
+	"github.com/capstan-io/capstan/internal/parallel"
 )
 
 // FieldManager is the manager of the fields the reconciler writes, kube's.
@@ -34,6 +38,10 @@ type Reconciler struct {
 	Logger *slog.Logger
 }
 
+// concurrency is how many objects are written at once: each write mostly
+// waits for its etcd commit, and concurrent commits share a sync.
+const concurrency = 16
+
 // Ensure reconciles once, reading each kind with one list (from the watch
 // cache). A concurrent update of an object is left for the next run.
 func (r Reconciler) Ensure(ctx context.Context) error {
@@ -49,14 +57,18 @@ func (r Reconciler) Ensure(ctx context.Context) error {
 	fops := r.schemaOps()
 	existingLevels := byName(pointers(levels.Items))
 	existingSchemas := byName(pointers(schemas.Items))
-	var errs []error
-	errs = append(errs, ensureAll(ctx, lops, existingLevels, SuggestedPriorityLevelConfigurations(), false)...)
-	errs = append(errs, ensureAll(ctx, fops, existingSchemas, SuggestedFlowSchemas(), false)...)
-	errs = append(errs, ensureAll(ctx, lops, existingLevels, MandatoryPriorityLevelConfigurations(), true)...)
-	errs = append(errs, ensureAll(ctx, fops, existingSchemas, MandatoryFlowSchemas(), true)...)
-	errs = append(errs, removeUnwanted(ctx, fops, existingSchemas, append(MandatoryFlowSchemas(), SuggestedFlowSchemas()...))...)
-	errs = append(errs, removeUnwanted(ctx, lops, existingLevels, append(MandatoryPriorityLevelConfigurations(), SuggestedPriorityLevelConfigurations()...))...)
-	return errors.Join(errs...)
+	// The objects are written concurrently, the levels before the schemas
+	// that name them, so that no schema is seen dangling meanwhile.
+	levelErr := parallel.Do(concurrency, slices.Concat(
+		ensureAll(ctx, lops, existingLevels, SuggestedPriorityLevelConfigurations(), false),
+		ensureAll(ctx, lops, existingLevels, MandatoryPriorityLevelConfigurations(), true))...)
+	schemaErr := parallel.Do(concurrency, slices.Concat(
+		ensureAll(ctx, fops, existingSchemas, SuggestedFlowSchemas(), false),
+		ensureAll(ctx, fops, existingSchemas, MandatoryFlowSchemas(), true))...)
+	removeErr := parallel.Do(concurrency, slices.Concat(
+		removeUnwanted(ctx, fops, existingSchemas, append(MandatoryFlowSchemas(), SuggestedFlowSchemas()...)),
+		removeUnwanted(ctx, lops, existingLevels, append(MandatoryPriorityLevelConfigurations(), SuggestedPriorityLevelConfigurations()...)))...)
+	return errors.Join(levelErr, schemaErr, removeErr)
 }
 
 // object is a FlowSchema or a PriorityLevelConfiguration.
@@ -167,15 +179,19 @@ func deleteIfUID(uid string) metav1.DeleteOptions {
 	return metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &u}}
 }
 
-func ensureAll[T object](ctx context.Context, o ops[T], existing map[string]T, boots []T, mandatory bool) []error {
-	var errs []error
+// ensureAll is the work of bringing each of boots about.
+func ensureAll[T object](ctx context.Context, o ops[T], existing map[string]T, boots []T, mandatory bool) []func() error {
+	work := make([]func() error, 0, len(boots))
 	for _, b := range boots {
 		current, found := existing[b.GetName()]
-		if err := ensureOne(ctx, o, current, found, b, mandatory); err != nil {
-			errs = append(errs, fmt.Errorf("%s %s: %w", o.kind, b.GetName(), err))
-		}
+		work = append(work, func() error {
+			if err := ensureOne(ctx, o, current, found, b, mandatory); err != nil {
+				return fmt.Errorf("%s %s: %w", o.kind, b.GetName(), err)
+			}
+			return nil
+		})
 	}
-	return errs
+	return work
 }
 
 // ensureOne creates bootstrap when there is no current object and
@@ -259,29 +275,33 @@ func annotationSays(obj metav1.Object, want bool) bool {
 
 // removeUnwanted deletes the objects the server made that are no longer
 // part of the bootstrap configuration: those whose annotation says "true".
-func removeUnwanted[T object](ctx context.Context, o ops[T], existing map[string]T, boots []T) []error {
+func removeUnwanted[T object](ctx context.Context, o ops[T], existing map[string]T, boots []T) []func() error {
 	wanted := map[string]bool{}
 	for _, b := range boots {
 		wanted[b.GetName()] = true
 	}
-	var errs []error
-	for name, obj := range existing {
+	var work []func() error
+	for _, name := range slices.Sorted(maps.Keys(existing)) {
+		obj := existing[name]
 		if wanted[name] {
 			continue
 		}
 		if auto, err := strconv.ParseBool(obj.GetAnnotations()[flowcontrolv1.AutoUpdateAnnotationKey]); err != nil || !auto {
 			continue
 		}
-		err := o.delete(ctx, name, string(obj.GetUID()))
-		switch {
-		case err == nil:
-			o.logger.Debug("deleted unwanted APF object", "kind", o.kind, "name", name)
-		case apierrors.IsNotFound(err), apierrors.IsConflict(err):
-		default:
-			errs = append(errs, fmt.Errorf("deleting %s %s: %w", o.kind, name, err))
-		}
+		work = append(work, func() error {
+			err := o.delete(ctx, name, string(obj.GetUID()))
+			switch {
+			case err == nil:
+				o.logger.Debug("deleted unwanted APF object", "kind", o.kind, "name", name)
+			case apierrors.IsNotFound(err), apierrors.IsConflict(err):
+			default:
+				return fmt.Errorf("deleting %s %s: %w", o.kind, name, err)
+			}
+			return nil
+		})
 	}
-	return errs
+	return work
 }
 
 func pointers[E any](items []E) []*E {

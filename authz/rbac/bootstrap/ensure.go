@@ -12,6 +12,8 @@ import (
 	coreclient "k8s.io/client-go/kubernetes/typed/core/v1"
 	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/capstan-io/capstan/internal/parallel"
 )
 
 // maxAttempts bounds the re-runs of one object that keeps appearing or
@@ -28,35 +30,49 @@ type Reconciler struct {
 	Logger     *slog.Logger
 }
 
+// concurrency is how many bootstrap objects are reconciled at once: each
+// mostly waits for its etcd commit, and concurrent commits share a sync.
+const concurrency = 16
+
 // Ensure reconciles every bootstrap object, carrying on past failures, and
-// returns them all. Conflicts and 503s are retried.
+// returns them all. Conflicts and 503s are retried. The objects are
+// independent of one another (a binding may name a role not yet created),
+// so they are reconciled concurrently.
 func (r Reconciler) Ensure(ctx context.Context) error {
-	var errs []error
+	var work []func() error
 	for _, role := range ClusterRoles() {
-		err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.role(ctx, &role, 0) })
-		if err != nil {
-			errs = append(errs, fmt.Errorf("clusterrole %s: %w", role.Name, err))
-		}
+		work = append(work, func() error {
+			err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.role(ctx, &role, 0) })
+			return wrap(err, "clusterrole %s", role.Name)
+		})
 	}
 	for _, b := range ClusterRoleBindings() {
-		err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.binding(ctx, &b, 0) })
-		if err != nil {
-			errs = append(errs, fmt.Errorf("clusterrolebinding %s: %w", b.Name, err))
-		}
+		work = append(work, func() error {
+			err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.binding(ctx, &b, 0) })
+			return wrap(err, "clusterrolebinding %s", b.Name)
+		})
 	}
 	for _, role := range NamespacedRoles() {
-		err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.reconcileRole(ctx, &role, 0) })
-		if err != nil {
-			errs = append(errs, fmt.Errorf("role %s/%s: %w", role.Namespace, role.Name, err))
-		}
+		work = append(work, func() error {
+			err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.reconcileRole(ctx, &role, 0) })
+			return wrap(err, "role %s/%s", role.Namespace, role.Name)
+		})
 	}
 	for _, b := range NamespacedRoleBindings() {
-		err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.reconcileRoleBinding(ctx, &b, 0) })
-		if err != nil {
-			errs = append(errs, fmt.Errorf("rolebinding %s/%s: %w", b.Namespace, b.Name, err))
-		}
+		work = append(work, func() error {
+			err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.reconcileRoleBinding(ctx, &b, 0) })
+			return wrap(err, "rolebinding %s/%s", b.Namespace, b.Name)
+		})
 	}
-	return errors.Join(errs...)
+	return parallel.Do(concurrency, work...)
+}
+
+// wrap prefixes a failure with the object it is about.
+func wrap(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
 }
 
 func retriable(err error) bool {
