@@ -30,7 +30,7 @@ func (m *metaDefinitions) get() map[string]*spec.Schema {
 		if m.catalog == nil {
 			return
 		}
-		all := m.catalog.Definitions(openapi.V3)
+		all := openapi.DefinitionsForOneUse(m.catalog, openapi.V3)
 		var visit func(name string)
 		visit = func(name string) {
 			if _, seen := m.defs[name]; seen {

@@ -54,8 +54,10 @@ type schemeCatalog struct {
 	scheme *runtime.Scheme
 	get    common.GetOpenAPIDefinitions
 
-	once [2]sync.Once
-	defs [2]map[string]common.OpenAPIDefinition // by Form, built once
+	// by Form: made for the first document that needs them and kept, as
+	// documents are made again whenever discovery changes
+	mu   [2]sync.Mutex
+	defs [2]map[string]common.OpenAPIDefinition
 }
 
 func (c *schemeCatalog) Name(gvk schema.GroupVersionKind) (string, error) {
@@ -67,8 +69,39 @@ func (c *schemeCatalog) Name(gvk schema.GroupVersionKind) (string, error) {
 }
 
 func (c *schemeCatalog) Definitions(form Form) map[string]common.OpenAPIDefinition {
-	c.once[form].Do(func() { c.defs[form] = c.build(form) })
+	c.mu[form].Lock()
+	defer c.mu[form].Unlock()
+	if c.defs[form] == nil {
+		c.defs[form] = c.build(form)
+	}
 	return c.defs[form]
+}
+
+// definitionsForOneUse returns the kept definitions if a document needed
+// them already, and otherwise new ones that it does not keep: the several
+// megabytes of them are garbage once the caller made what it keeps.
+func (c *schemeCatalog) definitionsForOneUse(form Form) map[string]common.OpenAPIDefinition {
+	c.mu[form].Lock()
+	defs := c.defs[form]
+	c.mu[form].Unlock()
+	if defs != nil {
+		return defs
+	}
+	return c.build(form)
+}
+
+// DefinitionsForOneUse returns c's definitions for a caller that reads
+// them once and keeps only what it derives from them (a type converter,
+// the few schemas it refers to): a catalog that would otherwise make and
+// keep them for good makes them without keeping them. The same rules as
+// Definitions' apply: never modify them.
+func DefinitionsForOneUse(c Catalog, form Form) map[string]common.OpenAPIDefinition {
+	if o, ok := c.(interface {
+		definitionsForOneUse(Form) map[string]common.OpenAPIDefinition
+	}); ok {
+		return o.definitionsForOneUse(form)
+	}
+	return c.Definitions(form)
 }
 
 // build makes the definitions of one form, ready for kube-openapi's

@@ -385,6 +385,17 @@ func (u *unionCatalog) Definitions(form Form) map[string]common.OpenAPIDefinitio
 	})
 }
 
+// definitionsForOneUse is Definitions made without keeping them, unless
+// static keeps its own already.
+func (u *unionCatalog) definitionsForOneUse(form Form) map[string]common.OpenAPIDefinition {
+	defs := maps.Clone(DefinitionsForOneUse(u.static, form))
+	if defs == nil {
+		defs = map[string]common.OpenAPIDefinition{}
+	}
+	u.dynamic.addTo(form, defs)
+	return defs
+}
+
 // groupVersionDefinitions returns what the document of gv needs: static's
 // definitions, and dynamic's of gv's kinds only.
 func (u *unionCatalog) groupVersionDefinitions(form Form, gv schema.GroupVersion) map[string]common.OpenAPIDefinition {

@@ -37,7 +37,7 @@ func (l *LazyTypeConverter) Warm() error {
 
 func (l *LazyTypeConverter) get() (managedfields.TypeConverter, error) {
 	l.once.Do(func() {
-		defs := l.catalog.Definitions(V3)
+		defs := DefinitionsForOneUse(l.catalog, V3)
 		schemas := make(map[string]*spec.Schema, len(defs))
 		for name, d := range defs {
 			s := d.Schema
