@@ -49,18 +49,20 @@ func verifiedClientCert(r *http.Request, verifyOptions func() x509.VerifyOptions
 	}
 	peers := r.TLS.PeerCertificates
 	explicitIntermediates := opts.Intermediates != nil
+	if len(opts.KeyUsages) == 0 {
+		opts.KeyUsages = clientAuthUsage
+	}
+	key, cacheable := cache.key(peers, opts, explicitIntermediates)
+	if cacheable && cache.verified(key, time.Now()) {
+		return peers[0], true, nil
+	}
+	// The presented intermediates are part of the key: the pool is only
+	// needed to verify.
 	if opts.Intermediates == nil && len(peers) > 1 {
 		opts.Intermediates = x509.NewCertPool()
 		for _, c := range peers[1:] {
 			opts.Intermediates.AddCert(c)
 		}
-	}
-	if len(opts.KeyUsages) == 0 {
-		opts.KeyUsages = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-	}
-	key, cacheable := cache.key(peers, opts, explicitIntermediates)
-	if cacheable && cache.verified(key, time.Now()) {
-		return peers[0], true, nil
 	}
 	chains, err := peers[0].Verify(opts)
 	if err != nil {
@@ -71,6 +73,8 @@ func verifiedClientCert(r *http.Request, verifyOptions func() x509.VerifyOptions
 	}
 	return peers[0], true, nil
 }
+
+var clientAuthUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 
 // userFromCert maps a verified certificate to a user.
 func userFromCert(c *x509.Certificate) (*Response, bool, error) {

@@ -54,11 +54,12 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.notFound(w, r)
 		return
 	}
+	ctx := r.Context()
 	if s.Namespaced {
-		r = r.WithContext(request.WithNamespace(r.Context(), info.Namespace))
+		ctx = request.WithNamespace(ctx, info.Namespace)
 	}
 	// Storage and strategies raise warnings through the context.
-	r = r.WithContext(warning.WithHeader(r.Context(), w.Header()))
+	r = r.WithContext(warning.WithHeader(ctx, w.Header()))
 	if !dispatch(s, w, r, info) {
 		handlers.WriteStatus(w, r, rt.serializer, handlers.ErrorToStatus(handlers.MethodNotAllowed(), nil))
 	}
