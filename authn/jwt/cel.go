@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -36,7 +37,10 @@ type celEnvs struct {
 	claims, user *cel.Env
 }
 
-var envs = mustEnvs()
+// envs are built on the first compile: most servers have no CEL
+// expressions in their authentication configuration, and building the
+// environments costs ~0.5 MB and ~50 ms of start-up.
+var envs = sync.OnceValue(mustEnvs)
 
 func mustEnvs() celEnvs {
 	base := environment.MustBaseEnvSet(compatibilityVersion)
@@ -81,9 +85,9 @@ type program struct {
 // compile compiles expression in the environment of variable ("claims" or
 // "user"); wantBool requires a bool result. The error detail is kube's.
 func compile(variable, expression string, wantBool bool) (*program, error) {
-	env := envs.claims
+	env := envs().claims
 	if variable == userVar {
-		env = envs.user
+		env = envs().user
 	}
 	ast, issues := env.Compile(expression)
 	if issues != nil {
