@@ -48,6 +48,12 @@ type crdHandler struct {
 	// group, version and accepted plural name.
 	resources map[schema.GroupVersionResource]*crdEntry
 	entries   map[string]*crdEntry // by CRD name
+	// establishing holds, by name, the CRDs the naming controller is
+	// making Established in the write that accepts their names: served
+	// from before that write (serveEstablishing) until the informer
+	// brings them Established, the older states it brings until then
+	// being ignored.
+	establishing map[string]*apiextv1.CustomResourceDefinition
 }
 
 // crdEntry is one CRD as served, with its endpoints once built: read-only
@@ -125,6 +131,7 @@ func newCRDHandler(s *server.Server, storage *controlplane.StorageFactory, crds 
 		informer: cache.NewSharedIndexInformer(lw, &apiextv1.CustomResourceDefinition{}, controllers.DefaultResyncPeriod,
 			cache.Indexers{controllers.GroupIndex: controllers.IndexByGroup}),
 		resources: map[schema.GroupVersionResource]*crdEntry{}, entries: map[string]*crdEntry{},
+		establishing: map[string]*apiextv1.CustomResourceDefinition{},
 	}
 	h.openapi = newCRDOpenAPI(s.OpenAPICatalog(), h.served)
 	h.custom = &customResources{h: h}
@@ -136,6 +143,9 @@ func newCRDHandler(s *server.Server, storage *controlplane.StorageFactory, crds 
 				obj = tomb.Obj
 			}
 			if crd, ok := obj.(*apiextv1.CustomResourceDefinition); ok {
+				h.mu.Lock()
+				delete(h.establishing, crd.Name)
+				h.mu.Unlock()
 				h.remove(crd)
 			}
 		},
@@ -164,9 +174,51 @@ func (h *crdHandler) waitForSync(ctx context.Context) error {
 	return nil
 }
 
-// sync serves crd as it is now: its served versions while it is
-// established, nothing otherwise.
+// sync serves crd as the informer brings it, but for the older states of
+// a CRD being established (see establishing).
 func (h *crdHandler) sync(crd *apiextv1.CustomResourceDefinition) {
+	h.mu.Lock()
+	if pending := h.establishing[crd.Name]; pending != nil {
+		if pending.UID == crd.UID && !crdapi.IsEstablished(crd) {
+			h.mu.Unlock()
+			return
+		}
+		delete(h.establishing, crd.Name)
+	}
+	h.mu.Unlock()
+	h.serve(crd)
+}
+
+// serveEstablishing serves crd, which the naming controller is about to
+// write Established, before the write: a client that sees it Established
+// finds its resource served, however late this server's informer brings
+// the write. If the write fails, the informer's state of the CRD is
+// served again.
+func (h *crdHandler) serveEstablishing(crd *apiextv1.CustomResourceDefinition) (done func(written bool)) {
+	h.mu.Lock()
+	h.establishing[crd.Name] = crd
+	h.mu.Unlock()
+	h.serve(crd)
+	return func(written bool) {
+		if written {
+			return
+		}
+		h.mu.Lock()
+		if h.establishing[crd.Name] == crd {
+			delete(h.establishing, crd.Name)
+		}
+		h.mu.Unlock()
+		if current, exists, _ := h.informer.GetIndexer().GetByKey(crd.Name); exists {
+			h.sync(current.(*apiextv1.CustomResourceDefinition))
+		} else {
+			h.remove(crd)
+		}
+	}
+}
+
+// serve serves crd as it is now: its served versions while it is
+// established, nothing otherwise.
+func (h *crdHandler) serve(crd *apiextv1.CustomResourceDefinition) {
 	if !crdapi.IsEstablished(crd) {
 		h.remove(crd)
 		return

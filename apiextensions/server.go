@@ -73,7 +73,7 @@ func (c Config) New(delegate *server.Server) (*Server, error) {
 	})
 	s.AddPostStartHook("start-apiextensions-controllers", func(hc server.HookContext) error {
 		return controllers.Start(hc, controllers.Config{Loopback: hc.LoopbackClientConfig, Instances: h.custom,
-			Logger: logger.With("component", "crd-controllers"), Informer: h.informer})
+			Logger: logger.With("component", "crd-controllers"), Informer: h.informer, Serve: h.serveEstablishing})
 	})
 	s.AddPostStartHook("crd-informer-synced", func(hc server.HookContext) error {
 		return h.waitForSync(hc)

@@ -114,13 +114,19 @@ func (c *Config) scope(gv schema.GroupVersion, r Resource) (*handlers.Scope, err
 	if r.KindGroupVersion != nil {
 		kind = r.KindGroupVersion.WithKind(r.Kind)
 	}
-	fm, err := c.fieldManager(kind, sub, r)
+	fm, err := c.fieldManager(kind, sub, r, c.Convertor)
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", gv, r.Name, err)
 	}
+	updateFM := fm
+	if drop := resetFieldsToDrop(r.ResetFields); fm != nil && len(drop) > 0 {
+		if updateFM, err = c.fieldManager(kind, sub, r, withoutResetFields{ObjectConvertor: c.Convertor, fields: drop}); err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", gv, r.Name, err)
+		}
+	}
 	return &handlers.Scope{
-		FieldManager: fm,
-		Resource:     gv.WithResource(resource), Subresource: sub, Kind: kind,
+		FieldManager: fm, UpdateFieldManager: updateFM,
+		Resource: gv.WithResource(resource), Subresource: sub, Kind: kind,
 		Namespaced: scoper.NamespaceScoped(), Storage: r.Storage,
 		Serializer: c.Serializer, ParameterCodec: c.ParameterCodec, Creater: c.Creater, Typer: c.Typer,
 		Defaulter: r.Defaulter, Table: r.Table, SupportedFields: r.SupportedFields,
@@ -133,11 +139,11 @@ func (c *Config) scope(gv schema.GroupVersion, r Resource) (*handlers.Scope, err
 // built in, outside Install: autoscaling/v1 Scale behind a custom
 // resource's /scale. It is nil when managed fields are off.
 func (c *Config) FieldManager(kind schema.GroupVersionKind, sub string) (*managedfields.FieldManager, error) {
-	return c.fieldManager(kind, sub, Resource{})
+	return c.fieldManager(kind, sub, Resource{}, c.Convertor)
 }
 
 // fieldManager builds the managed-fields tracker of one endpoint.
-func (c *Config) fieldManager(kind schema.GroupVersionKind, sub string, r Resource) (*managedfields.FieldManager, error) {
+func (c *Config) fieldManager(kind schema.GroupVersionKind, sub string, r Resource, convertor runtime.ObjectConvertor) (*managedfields.FieldManager, error) {
 	if c.TypeConverter == nil || r.NoFieldManager {
 		return nil, nil
 	}
@@ -151,7 +157,7 @@ func (c *Config) fieldManager(kind schema.GroupVersionKind, sub string, r Resour
 			fieldpath.APIVersion(kind.GroupVersion().String()): fieldpath.NewExcludeSetFilter(set),
 		}
 	}
-	return managedfields.NewDefaultFieldManager(c.TypeConverter, c.Convertor, defaulterFunc(r.Defaulter),
+	return managedfields.NewDefaultFieldManager(c.TypeConverter, convertor, defaulterFunc(r.Defaulter),
 		c.Creater, kind, kind.GroupVersion(), sub, reset)
 }
 

@@ -48,6 +48,16 @@ func setCondition(crd *apiextv1.CustomResourceDefinition, c apiextv1.CustomResou
 	old.Status, old.Reason, old.Message = c.Status, c.Reason, c.Message
 }
 
+// statusCopy returns a copy of crd to change the status and metadata of:
+// the spec, which a status write does not change, is the original's,
+// shared rather than copied (schemas are most of a CRD).
+func statusCopy(crd *apiextv1.CustomResourceDefinition) *apiextv1.CustomResourceDefinition {
+	out := &apiextv1.CustomResourceDefinition{TypeMeta: crd.TypeMeta, Spec: crd.Spec}
+	crd.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	crd.Status.DeepCopyInto(&out.Status)
+	return out
+}
+
 // removeCondition drops the condition of type t.
 func removeCondition(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResourceDefinitionConditionType) {
 	crd.Status.Conditions = slices.DeleteFunc(slices.Clone(crd.Status.Conditions),

@@ -3,7 +3,9 @@
 //
 //   - naming reserves each CRD's names within its group and reports
 //     conflicts in the NamesAccepted condition;
-//   - establishing makes a CRD Established once its names are accepted;
+//   - establishing makes a CRD Established once its names are accepted
+//     (in a single server, naming does so in the same write when the
+//     server can serve the CRD before the write: Config.Serve);
 //   - finalizer deletes the custom resources of a deleted CRD, then removes
 //     its customresourcecleanup finalizer.
 //
@@ -22,6 +24,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+
+	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 )
 
 // DefaultResyncPeriod is how often the informer replays every CRD to the
@@ -56,6 +60,15 @@ type Config struct {
 	// resource has objects in storage, without building its endpoints:
 	// one with none is finalized without a list through the server.
 	Instances Instances
+	// Serve, when set and EstablishDelay is zero, lets the naming
+	// controller write Established along with NamesAccepted: one status
+	// write instead of two (kube writes Established False, Installing,
+	// first). It is called before that write with the CRD as it will be
+	// stored, which it must not change, so that the server serves the
+	// resource by the time a client can see the CRD Established; the
+	// func it returns is called after the write with whether it went
+	// through.
+	Serve func(crd *apiextv1.CustomResourceDefinition) (done func(written bool))
 }
 
 // Instances tells whether a resource has objects in storage.
@@ -94,6 +107,9 @@ func Start(ctx context.Context, cfg Config) error {
 	naming, err := newNamingController(client, informer, cfg.Logger)
 	if err != nil {
 		return err
+	}
+	if cfg.EstablishDelay == 0 {
+		naming.serve = cfg.Serve
 	}
 	establishing, err := newEstablishingController(client, informer, cfg.EstablishDelay, cfg.Logger)
 	if err != nil {

@@ -59,8 +59,13 @@ func (c *establishingController) sync(ctx context.Context, name string) (time.Du
 	if !ok || !needsEstablishing(crd) {
 		return 0, nil
 	}
-	update := crd.DeepCopy()
-	setCondition(update, establishedCondition(crd), metav1.NewTime(c.now()))
+	cond := establishedCondition(crd)
+	if sameCondition(&cond, findCondition(crd, apiextv1.Established)) {
+		// Written already (by naming, along with the names).
+		return 0, nil
+	}
+	update := statusCopy(crd)
+	setCondition(update, cond, metav1.NewTime(c.now()))
 	_, err := c.client.UpdateStatus(ctx, update, metav1.UpdateOptions{})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		// The informer will bring the newer state, and the CRD back here.

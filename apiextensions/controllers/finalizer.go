@@ -110,7 +110,7 @@ func finalizerShouldLook(oldCRD, newCRD *apiextv1.CustomResourceDefinition) bool
 	if oldCRD.ResourceVersion == newCRD.ResourceVersion {
 		return true
 	}
-	a, b := oldCRD.DeepCopy(), newCRD.DeepCopy()
+	a, b := statusCopy(oldCRD), statusCopy(newCRD)
 	for _, crd := range []*apiextv1.CustomResourceDefinition{a, b} {
 		crd.ResourceVersion = ""
 		crd.ManagedFields = nil
@@ -125,7 +125,7 @@ func (c *finalizerController) sync(ctx context.Context, name string) (time.Durat
 		c.stopWaiting(name)
 		return 0, nil
 	}
-	crd := cached.DeepCopy()
+	crd := statusCopy(cached)
 
 	inProgress := apiextv1.CustomResourceDefinitionCondition{
 		Type: apiextv1.Terminating, Status: apiextv1.ConditionTrue,

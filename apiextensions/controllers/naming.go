@@ -31,6 +31,9 @@ type namingController struct {
 	indexer cache.Indexer
 	now     func() time.Time
 	groups  groupLocks
+	// serve, when set, makes the CRD Established in the write that
+	// accepts its names (Config.Serve).
+	serve func(crd *apiextv1.CustomResourceDefinition) (done func(written bool))
 
 	// written holds the CRDs this controller updated that the informer has
 	// not shown yet, so that back-to-back syncs see the names just
@@ -133,12 +136,26 @@ func (c *namingController) sync(ctx context.Context, name string) (time.Duration
 		return 0, nil
 	}
 
-	update := crd.DeepCopy()
+	update := statusCopy(crd)
 	update.Status.AcceptedNames = names
 	now := metav1.NewTime(c.now())
+	// Kube writes Established False (Installing) here and True in a
+	// second write once its handler serves the resource; with serve, the
+	// server serves it before this write, and no client waits on
+	// Installing.
+	var served func(written bool)
+	if c.serve != nil && namesAccepted.Status == apiextv1.ConditionTrue && established.Status != apiextv1.ConditionTrue {
+		established = establishedCondition(crd)
+	}
 	setCondition(update, namesAccepted, now)
 	setCondition(update, established, now)
+	if c.serve != nil && established.Status == apiextv1.ConditionTrue && !conditionTrue(crd, apiextv1.Established) {
+		served = c.serve(update)
+	}
 	updated, err := c.client.UpdateStatus(ctx, update, metav1.UpdateOptions{})
+	if served != nil {
+		served(err == nil)
+	}
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		// The informer will bring the newer state, and the CRD back here.
 		return 0, nil

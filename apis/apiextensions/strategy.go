@@ -97,11 +97,13 @@ type CRDStatusStrategy struct{ CRDStrategy }
 
 var _ registry.Strategy = CRDStatusStrategy{}
 
-// PrepareForUpdate keeps the spec of old. As in kube, metadata may change
-// (kube means to reset it but resets the new object onto itself).
+// PrepareForUpdate keeps the spec of old, shared with it as kube does
+// (neither is changed after: copying the schemas would be most of the
+// cost of a status write). As in kube, metadata may change (kube means to
+// reset it but resets the new object onto itself).
 func (CRDStatusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	crd, oldCRD := obj.(*apiextv1.CustomResourceDefinition), old.(*apiextv1.CustomResourceDefinition)
-	crd.Spec = *oldCRD.Spec.DeepCopy()
+	crd.Spec = oldCRD.Spec
 }
 
 // ValidateUpdate validates the new status: its accepted names.

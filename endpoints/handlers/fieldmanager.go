@@ -41,13 +41,17 @@ func managerName(fieldManager string, r *http.Request) string {
 // trackUpdate records a non-apply write of obj over live in obj's managed
 // fields. live is an empty object for a create.
 func (s *Scope) trackUpdate(live, obj runtime.Object, manager string) runtime.Object {
-	if s.FieldManager == nil {
+	fm := s.UpdateFieldManager
+	if fm == nil {
+		fm = s.FieldManager
+	}
+	if fm == nil {
 		return obj
 	}
 	if live == nil {
 		live = s.Storage.New()
 	}
-	return s.FieldManager.UpdateNoErrors(live, obj, manager)
+	return fm.UpdateNoErrors(live, obj, manager)
 }
 
 // optionsInvalid is kube's 422 for invalid write options.

@@ -48,6 +48,10 @@ type Scope struct {
 	// FieldManager records managed fields on writes and merges server-side
 	// apply patches; nil records nothing and refuses apply.
 	FieldManager *managedfields.FieldManager
+	// UpdateFieldManager, when set, records the managed fields of
+	// non-apply writes in FieldManager's stead: one that need not look at
+	// the fields the endpoint resets.
+	UpdateFieldManager *managedfields.FieldManager
 
 	// Admission mutates and validates writes; nil admits everything.
 	Admission *admission.Chain
