@@ -194,7 +194,16 @@ func (c Config) runNamespaceController(hc server.HookContext) error {
 	if err != nil {
 		return fmt.Errorf("namespace controller: %w", err)
 	}
-	go ctrl.Run(hc, 5)
+	go func() {
+		// kube runs the collector in its controller manager, which starts
+		// after the API server: its informers over every resource wait
+		// for the start to finish here too.
+		select {
+		case <-hc.HooksDone:
+			ctrl.Run(hc, 5)
+		case <-hc.Done():
+		}
+	}()
 	return nil
 }
 
@@ -218,6 +227,15 @@ func (c Config) runGarbageCollector(hc server.HookContext) error {
 	if err != nil {
 		return fmt.Errorf("garbage collector: %w", err)
 	}
-	go ctrl.Run(hc, 5)
+	go func() {
+		// kube runs the collector in its controller manager, which starts
+		// after the API server: its informers over every resource wait
+		// for the start to finish here too.
+		select {
+		case <-hc.HooksDone:
+			ctrl.Run(hc, 5)
+		case <-hc.Done():
+		}
+	}()
 	return nil
 }

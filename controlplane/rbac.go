@@ -149,7 +149,10 @@ func (h *rbacHooks) startInformers(hc server.HookContext) error {
 
 // runAggregation runs the cluster role aggregation controller, which kube
 // runs in kube-controller-manager: admin, edit and view get their rules
-// from the roles labeled to aggregate into them.
+// from the roles labeled to aggregate into them. It starts once the
+// bootstrap policy is written, as kube's controller manager starts after
+// the API server, so that it aggregates the bootstrap roles once rather
+// than again after each of them is created.
 func (h *rbacHooks) runAggregation(hc server.HookContext) error {
 	client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
 	if err != nil {
@@ -160,6 +163,12 @@ func (h *rbacHooks) runAggregation(hc server.HookContext) error {
 	if err != nil {
 		return err
 	}
-	go ctrl.Run(hc, 1)
+	go func() {
+		select {
+		case <-h.bootstrapped:
+			ctrl.Run(hc, 1)
+		case <-hc.Done():
+		}
+	}()
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -174,19 +175,27 @@ func (p *PreparedServer) tlsConfig() *tls.Config {
 }
 
 func (p *PreparedServer) runPostStartHooks(ctx context.Context) {
-	hc := HookContext{Context: ctx, LoopbackClientConfig: p.LoopbackClientConfig()}
+	hooksDone := make(chan struct{})
+	hc := HookContext{Context: ctx, LoopbackClientConfig: p.LoopbackClientConfig(), HooksDone: hooksDone}
+	var running sync.WaitGroup
+	defer func() {
+		go func() {
+			running.Wait()
+			close(hooksDone)
+		}()
+	}()
 	for _, srv := range p.chain() {
 		srv.mu.Lock()
 		hooks := append([]namedHook(nil), srv.postStart...)
 		srv.mu.Unlock()
 		for _, h := range hooks {
-			go func() {
+			running.Go(func() {
 				err := h.fn(hc)
 				if err != nil {
 					p.config.Logger.Error("post-start hook failed", "hook", h.name, "err", err)
 				}
 				h.check.finish(err)
-			}()
+			})
 		}
 	}
 }

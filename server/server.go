@@ -50,6 +50,11 @@ type HookContext struct {
 	// LoopbackClientConfig reaches this server's chain in-process as
 	// system:apiserver.
 	LoopbackClientConfig *rest.Config
+	// HooksDone is closed once every post-start hook of the chain has
+	// returned. Work readiness does not wait for (controllers that kube
+	// runs in its controller manager) may wait for it, so as not to take
+	// CPU from the start.
+	HooksDone <-chan struct{}
 }
 
 // HookFunc is a post-start or pre-shutdown hook.

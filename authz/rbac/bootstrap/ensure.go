@@ -35,32 +35,54 @@ type Reconciler struct {
 const concurrency = 16
 
 // Ensure reconciles every bootstrap object, carrying on past failures, and
-// returns them all. Conflicts and 503s are retried. The objects are
+// returns them all. Conflicts and 503s are retried. The stored policy is
+// read with a list per kind rather than a get per object; the objects are
 // independent of one another (a binding may name a role not yet created),
 // so they are reconciled concurrently.
 func (r Reconciler) Ensure(ctx context.Context) error {
+	stored := r.readPolicy(ctx)
 	var work []func() error
 	for _, role := range ClusterRoles() {
+		prior := lookup(stored.clusterRoles, key(&role))
 		work = append(work, func() error {
-			err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.role(ctx, &role, 0) })
+			err := retry.OnError(retry.DefaultBackoff, retriable, func() error {
+				p := prior
+				prior = listed[rbacv1.ClusterRole]{}
+				return r.role(ctx, &role, p, 0)
+			})
 			return wrap(err, "clusterrole %s", role.Name)
 		})
 	}
 	for _, b := range ClusterRoleBindings() {
+		prior := lookup(stored.clusterRoleBindings, key(&b))
 		work = append(work, func() error {
-			err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.binding(ctx, &b, 0) })
+			err := retry.OnError(retry.DefaultBackoff, retriable, func() error {
+				p := prior
+				prior = listed[rbacv1.ClusterRoleBinding]{}
+				return r.binding(ctx, &b, p, 0)
+			})
 			return wrap(err, "clusterrolebinding %s", b.Name)
 		})
 	}
 	for _, role := range NamespacedRoles() {
+		prior := lookup(stored.roles, key(&role))
 		work = append(work, func() error {
-			err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.reconcileRole(ctx, &role, 0) })
+			err := retry.OnError(retry.DefaultBackoff, retriable, func() error {
+				p := prior
+				prior = listed[rbacv1.Role]{}
+				return r.reconcileRole(ctx, &role, p, 0)
+			})
 			return wrap(err, "role %s/%s", role.Namespace, role.Name)
 		})
 	}
 	for _, b := range NamespacedRoleBindings() {
+		prior := lookup(stored.roleBindings, key(&b))
 		work = append(work, func() error {
-			err := retry.OnError(retry.DefaultBackoff, retriable, func() error { return r.reconcileRoleBinding(ctx, &b, 0) })
+			err := retry.OnError(retry.DefaultBackoff, retriable, func() error {
+				p := prior
+				prior = listed[rbacv1.RoleBinding]{}
+				return r.reconcileRoleBinding(ctx, &b, p, 0)
+			})
 			return wrap(err, "rolebinding %s/%s", b.Namespace, b.Name)
 		})
 	}
@@ -80,15 +102,12 @@ func retriable(err error) bool {
 }
 
 // role reconciles one ClusterRole.
-func (r Reconciler) role(ctx context.Context, expected *rbacv1.ClusterRole, attempt int) error {
+func (r Reconciler) role(ctx context.Context, expected *rbacv1.ClusterRole, prior listed[rbacv1.ClusterRole], attempt int) error {
 	if attempt >= maxAttempts {
 		return errors.New("exceeded maximum attempts")
 	}
 	client := r.Client.ClusterRoles()
-	existing, err := client.Get(ctx, expected.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		existing, err = nil, nil
-	}
+	existing, err := prior.get(func() (*rbacv1.ClusterRole, error) { return client.Get(ctx, expected.Name, metav1.GetOptions{}) })
 	if err != nil {
 		return err
 	}
@@ -99,12 +118,12 @@ func (r Reconciler) role(ctx context.Context, expected *rbacv1.ClusterRole, atte
 	case res.Op == OpCreate:
 		_, err = client.Create(ctx, res.Role, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
-			return r.role(ctx, expected, attempt+1)
+			return r.role(ctx, expected, listed[rbacv1.ClusterRole]{}, attempt+1)
 		}
 	case res.Op == OpUpdate:
 		_, err = client.Update(ctx, res.Role, metav1.UpdateOptions{})
 		if apierrors.IsNotFound(err) {
-			return r.role(ctx, expected, attempt+1)
+			return r.role(ctx, expected, listed[rbacv1.ClusterRole]{}, attempt+1)
 		}
 	}
 	if err == nil && res.Op != OpNone && !res.Protected {
@@ -114,15 +133,12 @@ func (r Reconciler) role(ctx context.Context, expected *rbacv1.ClusterRole, atte
 }
 
 // binding reconciles one ClusterRoleBinding.
-func (r Reconciler) binding(ctx context.Context, expected *rbacv1.ClusterRoleBinding, attempt int) error {
+func (r Reconciler) binding(ctx context.Context, expected *rbacv1.ClusterRoleBinding, prior listed[rbacv1.ClusterRoleBinding], attempt int) error {
 	if attempt >= maxAttempts {
 		return errors.New("exceeded maximum attempts")
 	}
 	client := r.Client.ClusterRoleBindings()
-	existing, err := client.Get(ctx, expected.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		existing, err = nil, nil
-	}
+	existing, err := prior.get(func() (*rbacv1.ClusterRoleBinding, error) { return client.Get(ctx, expected.Name, metav1.GetOptions{}) })
 	if err != nil {
 		return err
 	}
@@ -134,7 +150,7 @@ func (r Reconciler) binding(ctx context.Context, expected *rbacv1.ClusterRoleBin
 	case res.Op == OpRecreate:
 		err = client.Delete(ctx, existing.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &existing.UID}})
 		if apierrors.IsConflict(err) {
-			return r.binding(ctx, expected, attempt+1)
+			return r.binding(ctx, expected, listed[rbacv1.ClusterRoleBinding]{}, attempt+1)
 		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
@@ -143,12 +159,12 @@ func (r Reconciler) binding(ctx context.Context, expected *rbacv1.ClusterRoleBin
 	case res.Op == OpCreate:
 		_, err = client.Create(ctx, res.Binding, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
-			return r.binding(ctx, expected, attempt+1)
+			return r.binding(ctx, expected, listed[rbacv1.ClusterRoleBinding]{}, attempt+1)
 		}
 	case res.Op == OpUpdate:
 		_, err = client.Update(ctx, res.Binding, metav1.UpdateOptions{})
 		if apierrors.IsNotFound(err) {
-			return r.binding(ctx, expected, attempt+1)
+			return r.binding(ctx, expected, listed[rbacv1.ClusterRoleBinding]{}, attempt+1)
 		}
 	}
 	return err

@@ -11,15 +11,12 @@ import (
 )
 
 // namespacedRole reconciles one Role in its namespace.
-func (r Reconciler) reconcileRole(ctx context.Context, expected *rbacv1.Role, attempt int) error {
+func (r Reconciler) reconcileRole(ctx context.Context, expected *rbacv1.Role, prior listed[rbacv1.Role], attempt int) error {
 	if attempt >= maxAttempts {
 		return errors.New("exceeded maximum attempts")
 	}
 	client := r.Client.Roles(expected.Namespace)
-	existing, err := client.Get(ctx, expected.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		existing, err = nil, nil
-	}
+	existing, err := prior.get(func() (*rbacv1.Role, error) { return client.Get(ctx, expected.Name, metav1.GetOptions{}) })
 	if err != nil {
 		return err
 	}
@@ -33,27 +30,24 @@ func (r Reconciler) reconcileRole(ctx context.Context, expected *rbacv1.Role, at
 		}
 		_, err = client.Create(ctx, role, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
-			return r.reconcileRole(ctx, expected, attempt+1)
+			return r.reconcileRole(ctx, expected, listed[rbacv1.Role]{}, attempt+1)
 		}
 	case res.Op == OpUpdate:
 		_, err = client.Update(ctx, role, metav1.UpdateOptions{})
 		if apierrors.IsNotFound(err) {
-			return r.reconcileRole(ctx, expected, attempt+1)
+			return r.reconcileRole(ctx, expected, listed[rbacv1.Role]{}, attempt+1)
 		}
 	}
 	return err
 }
 
 // namespacedBinding reconciles one RoleBinding in its namespace.
-func (r Reconciler) reconcileRoleBinding(ctx context.Context, expected *rbacv1.RoleBinding, attempt int) error {
+func (r Reconciler) reconcileRoleBinding(ctx context.Context, expected *rbacv1.RoleBinding, prior listed[rbacv1.RoleBinding], attempt int) error {
 	if attempt >= maxAttempts {
 		return errors.New("exceeded maximum attempts")
 	}
 	client := r.Client.RoleBindings(expected.Namespace)
-	existing, err := client.Get(ctx, expected.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		existing, err = nil, nil
-	}
+	existing, err := prior.get(func() (*rbacv1.RoleBinding, error) { return client.Get(ctx, expected.Name, metav1.GetOptions{}) })
 	if err != nil {
 		return err
 	}
@@ -65,7 +59,7 @@ func (r Reconciler) reconcileRoleBinding(ctx context.Context, expected *rbacv1.R
 	case res.Op == OpRecreate:
 		err = client.Delete(ctx, existing.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &existing.UID}})
 		if apierrors.IsConflict(err) {
-			return r.reconcileRoleBinding(ctx, expected, attempt+1)
+			return r.reconcileRoleBinding(ctx, expected, listed[rbacv1.RoleBinding]{}, attempt+1)
 		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
@@ -77,12 +71,12 @@ func (r Reconciler) reconcileRoleBinding(ctx context.Context, expected *rbacv1.R
 		}
 		_, err = client.Create(ctx, binding, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
-			return r.reconcileRoleBinding(ctx, expected, attempt+1)
+			return r.reconcileRoleBinding(ctx, expected, listed[rbacv1.RoleBinding]{}, attempt+1)
 		}
 	case res.Op == OpUpdate:
 		_, err = client.Update(ctx, binding, metav1.UpdateOptions{})
 		if apierrors.IsNotFound(err) {
-			return r.reconcileRoleBinding(ctx, expected, attempt+1)
+			return r.reconcileRoleBinding(ctx, expected, listed[rbacv1.RoleBinding]{}, attempt+1)
 		}
 	}
 	return err
