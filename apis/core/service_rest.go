@@ -209,6 +209,11 @@ func (r *ServiceREST) Get(ctx context.Context, name string, opts *metav1.GetOpti
 	return out, err
 }
 
+// GetForResponse is Get: the embedded Store's would skip defaultOnRead.
+func (r *ServiceREST) GetForResponse(ctx context.Context, name string, opts *metav1.GetOptions) (runtime.Object, error) {
+	return r.Get(ctx, name, opts)
+}
+
 // List lists services, completing the fields older servers did not set.
 func (r *ServiceREST) List(ctx context.Context, opts *rest.ListOptions) (runtime.Object, error) {
 	out, err := r.Store.List(ctx, opts)

@@ -20,7 +20,11 @@ func (s *Scope) Get(w http.ResponseWriter, r *http.Request, name string) {
 		s.writeError(w, r, err)
 		return
 	}
-	obj, err := getter.Get(r.Context(), name, opts)
+	get := getter.Get
+	if rg, ok := s.Storage.(rest.ResponseGetter); ok {
+		get = rg.GetForResponse
+	}
+	obj, err := get(r.Context(), name, opts)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -11,6 +11,9 @@ import (
 // transform turns obj into the shape the client negotiated: a Table, or
 // only its metadata (what garbage collectors and metadata informers read).
 func (s *Scope) transform(r *http.Request, obj runtime.Object, out output) (runtime.Object, error) {
+	if co, ok := obj.(runtime.CacheableObject); ok && out.as != asObject {
+		obj = co.GetObject() // a shared object: only serializers read it
+	}
 	switch out.as {
 	case asTable:
 		return s.toTable(r, obj, out.version)

@@ -30,6 +30,15 @@ type Getter interface {
 	Get(ctx context.Context, name string, opts *metav1.GetOptions) (runtime.Object, error)
 }
 
+// ResponseGetter reads one object as Get does, for a response only: the
+// object may be shared and read only by serializers (a
+// runtime.CacheableObject whose GetObject returns a copy), so that GETs
+// of an unchanged object reuse its encodings. A type that embeds a
+// ResponseGetter and changes Get must change GetForResponse too.
+type ResponseGetter interface {
+	GetForResponse(ctx context.Context, name string, opts *metav1.GetOptions) (runtime.Object, error)
+}
+
 // Lister lists objects.
 type Lister interface {
 	NewList() runtime.Object

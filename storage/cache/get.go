@@ -17,37 +17,49 @@ import (
 // cache satisfies if it has reached it. What the cache cannot serve (not
 // ready, not caught up in time) the backend does.
 func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
+	e, ok, err := c.getElement(ctx, key, opts)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return c.storage.Get(ctx, key, opts, out)
+	case e == nil:
+		return runtime.SetZeroValue(out)
+	}
+	return copyInto(out, e.obj)
+}
+
+// getElement finds key in a state that satisfies opts. ok false sends
+// the read to the backend; a nil element is a missing key that
+// opts.IgnoreNotFound lets through.
+func (c *Cacher) getElement(ctx context.Context, key string, opts storage.GetOptions) (*element, bool, error) {
 	prepared, err := storage.PrepareKey(c.resourcePrefix, key, false)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	rv, err := storage.ParseResourceVersion(opts.ResourceVersion)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	if opts.ResourceVersion == "" {
-		ok, err := c.waitConsistent(ctx)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return c.storage.Get(ctx, key, opts, out)
+		if ok, err := c.waitConsistent(ctx); !ok || err != nil {
+			return nil, false, err
 		}
 	}
 	c.mu.RLock()
 	ready, current, state := c.ready, c.rv, c.hist.latest()
 	c.mu.RUnlock()
 	if !ready || rv > current {
-		return c.storage.Get(ctx, key, opts, out)
+		return nil, false, nil
 	}
 	e, ok := get(state, prepared)
 	if !ok {
 		if opts.IgnoreNotFound {
-			return runtime.SetZeroValue(out)
+			return nil, true, nil
 		}
-		return storage.NewError(storage.ErrNotFound, key, int64(current), "")
+		return nil, true, storage.NewError(storage.ErrNotFound, key, int64(current), "")
 	}
-	return copyInto(out, e.obj)
+	return e, true, nil
 }
 
 // copyInto sets *out to a deep copy of obj, which must be of out's type.

@@ -3,6 +3,7 @@ package cache
 import (
 	"bytes"
 	"io"
+	"reflect"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,10 +18,14 @@ import (
 // write's fan-out. The cache's object is never handed out: GetObject and
 // DeepCopyObject return copies.
 type sharedObject struct {
-	obj     runtime.Object // the cache's; read only
-	kind    fixedKind
-	mu      sync.Mutex
-	encoded map[runtime.Identifier]*encoding
+	obj  runtime.Object // the cache's; read only
+	kind fixedKind
+	// prepare, if set, is applied to every copy handed out (GetShared's
+	// defaulting on read); prepareID identifies it.
+	prepare   func(runtime.Object)
+	prepareID reflect.Type
+	mu        sync.Mutex
+	encoded   map[runtime.Identifier]*encoding
 }
 
 // encoding is one serialization of a sharedObject, made once.
@@ -62,7 +67,13 @@ func (o *sharedObject) CacheEncode(id runtime.Identifier, encode func(runtime.Ob
 }
 
 // GetObject returns a copy of the object, the receiver's to change.
-func (o *sharedObject) GetObject() runtime.Object { return o.obj.DeepCopyObject() }
+func (o *sharedObject) GetObject() runtime.Object {
+	obj := o.obj.DeepCopyObject()
+	if o.prepare != nil {
+		o.prepare(obj)
+	}
+	return obj
+}
 
 // DeepCopyObject returns a copy of the object itself, not of the wrapper.
 func (o *sharedObject) DeepCopyObject() runtime.Object { return o.GetObject() }

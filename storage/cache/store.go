@@ -3,6 +3,7 @@ package cache
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/btree"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -23,6 +24,8 @@ const btreeDegree = 8
 type element struct {
 	key string
 	obj runtime.Object
+	// shared is obj as GetShared answers with it, made by the first.
+	shared atomic.Pointer[sharedObject]
 }
 
 // tree is the state of every object of the resource, ordered by key.
