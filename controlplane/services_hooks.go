@@ -36,12 +36,24 @@ const (
 // controller, the repair of cluster IPs and node ports, and the kubernetes
 // Service controller. /readyz waits for the first success of each.
 func (c Config) addServiceHooks(s *server.Server, b *servicesBuilt, serviceIP net.IP) {
-	s.AddPostStartHook("start-kubernetes-service-cidr-controller", c.runDefaultServiceCIDR)
+	// The repairs and the kubernetes Service need the default ServiceCIDR:
+	// they start once its first sync has ended, rather than polling for it.
+	cidrSynced := make(chan struct{})
+	s.AddPostStartHook("start-kubernetes-service-cidr-controller", func(hc server.HookContext) error {
+		defer close(cidrSynced)
+		return c.runDefaultServiceCIDR(hc)
+	})
 	s.AddPostStartHook("start-service-ip-repair-controllers", func(hc server.HookContext) error {
+		if err := waitFor(hc, cidrSynced); err != nil {
+			return err
+		}
 		return c.runServiceRepairs(hc, b)
 	})
 	var ctrl atomic.Pointer[kubernetesservice.Controller]
 	s.AddPostStartHook("bootstrap-controller", func(hc server.HookContext) error {
+		if err := waitFor(hc, cidrSynced); err != nil {
+			return err
+		}
 		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
 		if err != nil {
 			return err
@@ -72,6 +84,16 @@ func (c Config) addServiceHooks(s *server.Server, b *servicesBuilt, serviceIP ne
 		defer cancel()
 		return k.Stop(ctx)
 	})
+}
+
+// waitFor waits until ch is closed or ctx ends.
+func waitFor(ctx context.Context, ch <-chan struct{}) error {
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // pollFirst retries fn until it succeeds, ctx ends or firstSyncTimeout
