@@ -177,6 +177,7 @@ func (p *PreparedServer) tlsConfig() *tls.Config {
 func (p *PreparedServer) runPostStartHooks(ctx context.Context) {
 	hooksDone := make(chan struct{})
 	hc := HookContext{Context: ctx, LoopbackClientConfig: p.LoopbackClientConfig(), HooksDone: hooksDone}
+	releaseAfterStart(hooksDone)
 	var running sync.WaitGroup
 	defer func() {
 		go func() {
