@@ -112,12 +112,11 @@ func newCRDHandler(s *server.Server, storage *controlplane.StorageFactory, crds 
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return crds.List(ctx, &rest.ListOptions{ResourceVersion: opts.ResourceVersion, ResourceVersionMatch: opts.ResourceVersionMatch,
-				Limit: opts.Limit, Continue: opts.Continue})
+				Limit: opts.Limit, Continue: opts.Continue, Objects: capstorage.CachedObjects})
 		},
 		// The informer's users (this handler, the CRD controllers, which
-		// change copies) only read the CRDs of its events, so it takes the
-		// watch cache's own: a CRD is held once, not twice. Lists stay
-		// copies: the registry defaults their items in place.
+		// change copies) only read the CRDs of its lists and events, so it
+		// takes the watch cache's own: a CRD is held once, not twice.
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			return crds.Watch(ctx, &rest.ListOptions{ResourceVersion: opts.ResourceVersion, ResourceVersionMatch: opts.ResourceVersionMatch,
 				AllowWatchBookmarks: opts.AllowWatchBookmarks, SendInitialEvents: opts.SendInitialEvents, TimeoutSeconds: opts.TimeoutSeconds,

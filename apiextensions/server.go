@@ -90,6 +90,7 @@ func (c Config) crdStore() (*registry.Store, error) {
 	st, err := c.Storage.New(controlplane.StorageSpec{
 		Resource: gr, KeyPrefix: "/" + gr.Group + "/" + gr.Resource,
 		StorageVersion: apiextv1.SchemeGroupVersion, New: newFunc, NewList: newList, JSON: true,
+		Defaults: crdStrategy{}.Default,
 	})
 	if err != nil {
 		return nil, err

@@ -62,6 +62,9 @@ type StorageSpec struct {
 	Codec runtime.Codec
 	// NoWatchCache serves the resource from etcd alone.
 	NoWatchCache bool
+	// Defaults, if set, defaults every object decoded from etcd (the
+	// strategy's Default), so that reads need not change what they read.
+	Defaults func(runtime.Object)
 }
 
 // New returns the storage of one resource.
@@ -77,6 +80,7 @@ func (f *StorageFactory) New(spec StorageSpec) (storage.Interface, error) {
 	default:
 		codec = storagecodec.New(f.Scheme, f.Codecs, spec.StorageVersion)
 	}
+	codec = storagecodec.WithDefaults(codec, spec.Defaults)
 	store, err := etcd3.New(etcd3.Config{
 		Client: f.Client, Codec: codec, NewFunc: spec.New, NewListFunc: spec.NewList,
 		Prefix: f.Prefix, ResourcePrefix: spec.KeyPrefix, GroupResource: spec.Resource, Logger: f.Logger,

@@ -158,13 +158,11 @@ func (s *Store) List(ctx context.Context, opts *rest.ListOptions) (runtime.Objec
 	if single, ok := s.singleObjectKey(ctx, opts.FieldSelector); ok {
 		key, so.Recursive = single, false
 	}
+	// No defaults here: storage decodes objects defaulted (the codec's
+	// defaults), and with opts.Objects the items share the watch cache's
+	// objects, which a list must never change.
 	if err := s.storage.GetList(ctx, key, so, list); err != nil {
 		return nil, s.interpretError(err, "")
-	}
-	if items, err := meta.ExtractList(list); err == nil {
-		for _, item := range items {
-			s.defaultObject(item)
-		}
 	}
 	return list, nil
 }

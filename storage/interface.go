@@ -119,14 +119,17 @@ type ListOptions struct {
 	// k8s.io/initial-events-end (WatchList).
 	// nil means the default of the resourceVersion rules above.
 	SendInitialEvents *bool
-	// Objects says what Watch may send as its events' objects; storage
-	// without a cache sends objects of the receiver's own in any case.
+	// Objects says what Watch may send as its events' objects, and what
+	// GetList may put in its list's items; storage without a cache hands
+	// out objects of the receiver's own in any case.
 	Objects ObjectSharing
 }
 
 // ObjectSharing says whether a watch's receiver owns the objects of its
 // events, or shares them with the watch cache and other watches, which
-// saves a copy per watch and event.
+// saves a copy per watch and event; and whether a list's receiver owns
+// its items, or shares their maps, slices and pointers with the watch
+// cache, which saves a copy of every object per list.
 type ObjectSharing int
 
 const (
@@ -140,5 +143,9 @@ const (
 	// CachedObjects: the events carry the cache's own objects. The
 	// receiver (an in-process informer whose users only read) never
 	// changes them, so the cache and it hold one object between them.
+	// A list's items are shallow copies of the cache's objects (each
+	// struct the list's own, what it points to the cache's); EncodedObjects
+	// lists the same. The receiver (the list handler, which encodes them)
+	// never changes what they point to.
 	CachedObjects
 )

@@ -22,6 +22,10 @@ func (r *ServiceREST) defaultOnRead(obj runtime.Object) {
 	}
 }
 
+// defaultServiceOnRead sets only svc's own fields, never what its
+// slices, maps and pointers point to: the items of a listed ServiceList
+// are shallow copies that share those with the watch cache's services
+// (storage.CachedObjects), and a list must not change the cache.
 func (r *ServiceREST) defaultServiceOnRead(svc *corev1.Service) {
 	normalizeClusterIPs(svc, nil)
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
@@ -40,12 +44,18 @@ func (r *ServiceREST) defaultServiceOnRead(svc *corev1.Service) {
 		svc.Spec.IPFamilyPolicy = ptr(corev1.IPFamilyPolicySingleStack)
 		svc.Spec.IPFamilies = []corev1.IPFamily{primary}
 	default:
+		// A new slice: an empty one read from storage may have room that
+		// the cache's service shares.
+		var families []corev1.IPFamily
 		for _, ip := range svc.Spec.ClusterIPs {
 			f := corev1.IPv4Protocol
 			if netutils.IsIPv6String(ip) {
 				f = corev1.IPv6Protocol
 			}
-			svc.Spec.IPFamilies = append(svc.Spec.IPFamilies, f)
+			families = append(families, f)
+		}
+		if len(families) > 0 {
+			svc.Spec.IPFamilies = families
 		}
 		switch len(svc.Spec.IPFamilies) {
 		case 1:

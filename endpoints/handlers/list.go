@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/storage"
 )
 
 // List serves GET of a collection, and watches when ?watch is set.
@@ -30,6 +31,9 @@ func (s *Scope) List(w http.ResponseWriter, r *http.Request, watch bool) {
 		s.writeError(w, r, MethodNotAllowed())
 		return
 	}
+	// The list is only encoded (or turned into a Table or metadata, which
+	// copy what they keep): its items may share the watch cache's objects.
+	opts.Objects = storage.CachedObjects
 	list, err := lister.List(r.Context(), opts)
 	if err != nil {
 		s.writeError(w, r, err)

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -177,12 +178,55 @@ func TestListedItemsAreCopies(t *testing.T) {
 	}
 }
 
+// TestListedItemsShared: a list that asked for the cache's objects
+// (the list handler's) gets items that share their maps with the cache,
+// each item's struct its own; one that asked for copies, listed at the
+// same time, may change its items without changing the shared ones.
+func TestListedItemsShared(t *testing.T) {
+	c := newTestCacher(t, newTestStore(t), Config{})
+	create(t, c, "shared", "a", "k", "v")
+	create(t, c, "shared", "b", "k", "v")
+	shared := storage.ListOptions{Recursive: true, Objects: storage.CachedObjects}
+	first := list(t, c, "/configmaps/shared", shared)
+	second := list(t, c, "/configmaps/shared", shared)
+	if len(first.Items) != 2 || len(second.Items) != 2 {
+		t.Fatalf("lists %v, %v", listNames(first), listNames(second))
+	}
+	for i := range first.Items {
+		if !sameMap(first.Items[i].Data, second.Items[i].Data) {
+			t.Fatalf("item %d: two shared lists hold two copies of its data", i)
+		}
+	}
+	// Each shared item's struct is the list's: setting a field changes
+	// that list only (the encoders set kinds on what they encode).
+	first.Items[0].Name = "renamed"
+	if second.Items[0].Name != "a" {
+		t.Fatalf("renaming an item of one list renamed it in another: %q", second.Items[0].Name)
+	}
+
+	copied := list(t, c, "/configmaps/shared", storage.ListOptions{Recursive: true})
+	if sameMap(copied.Items[0].Data, second.Items[0].Data) {
+		t.Fatal("a list that asked for copies shares the cache's data")
+	}
+	copied.Items[0].Data["k"] = "changed"
+	copied.Items[0].Labels = map[string]string{"changed": "true"}
+	again := list(t, c, "/configmaps/shared", shared)
+	if got := again.Items[0]; got.Data["k"] != "v" || got.Labels != nil || second.Items[0].Data["k"] != "v" {
+		t.Fatalf("after changing a copied item, the cache lists data %v, labels %v", got.Data, got.Labels)
+	}
+}
+
+// sameMap reports whether a and b are the same map, not equal ones.
+func sameMap(a, b map[string]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
 // TestSetItemsUnstructured: unstructured items are copied into an
 // UnstructuredList, and an item of another type is an error.
 func TestSetItemsUnstructured(t *testing.T) {
 	obj := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "a"}, "spec": map[string]any{"n": "1"}}}
 	u := &unstructured.UnstructuredList{}
-	if err := setItems(u, []*element{{key: "/a", obj: obj}}); err != nil {
+	if err := setItems(u, []*element{{key: "/a", obj: obj}}, storage.CopiedObjects); err != nil {
 		t.Fatal(err)
 	}
 	if len(u.Items) != 1 || u.Items[0].GetName() != "a" {
@@ -192,7 +236,7 @@ func TestSetItemsUnstructured(t *testing.T) {
 	if obj.Object["spec"].(map[string]any)["n"] != "1" {
 		t.Fatal("changing the listed item changed the cached one")
 	}
-	if err := setItems(&corev1.ConfigMapList{}, []*element{{key: "/a", obj: obj}}); err == nil {
+	if err := setItems(&corev1.ConfigMapList{}, []*element{{key: "/a", obj: obj}}, storage.CopiedObjects); err == nil {
 		t.Fatal("an Unstructured listed into a ConfigMapList: no error")
 	}
 }

@@ -5,15 +5,27 @@ import (
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/capstan-io/capstan/storage"
 )
 
 // setItems sets the Items of a list object (a typed list such as
-// ConfigMapList, or an UnstructuredList) to deep copies of elems, whose
-// objects must be pointers to the items' type. No items is [], not nil,
-// so that it encodes as kube's.
-func setItems(list runtime.Object, elems []*element) error {
+// ConfigMapList, or an UnstructuredList) to elems, whose objects must be
+// pointers to the items' type. No items is [], not nil, so that it
+// encodes as kube's.
+//
+// With storage.CopiedObjects (the default) each item is a deep copy, the
+// caller's to change. Otherwise each item is a shallow copy of the
+// cache's object, as kube's cacher lists: the struct is the list's own,
+// but its maps, slices and pointers are the cache's, so a list costs a
+// slice of structs rather than a copy of every object. Its receiver (the
+// list handler, which only encodes) must not change what they share.
+// Unstructured items are a map and nothing else, so they are always
+// copied.
+func setItems(list runtime.Object, elems []*element, objects storage.ObjectSharing) error {
 	ptr, err := meta.GetItemsPtr(list)
 	if err != nil {
 		return fmt.Errorf("list object %T: %w", list, err)
@@ -25,21 +37,28 @@ func setItems(list runtime.Object, elems []*element) error {
 	items.Set(reflect.MakeSlice(items.Type(), len(elems), len(elems)))
 	itemType := items.Type().Elem()
 	ptrType := reflect.PointerTo(itemType)
+	for _, e := range elems {
+		if reflect.TypeOf(e.obj) != ptrType {
+			return fmt.Errorf("cannot list a %T into a %T", e.obj, list)
+		}
+	}
+	if objects != storage.CopiedObjects && itemType != reflect.TypeFor[unstructured.Unstructured]() {
+		for i, e := range elems {
+			items.Index(i).Set(reflect.ValueOf(e.obj).Elem())
+		}
+		return nil
+	}
 	copyInto, direct := ptrType.MethodByName("DeepCopyInto")
 	direct = direct && copyInto.Type.NumIn() == 2 && copyInto.Type.In(1) == ptrType
 	args := make([]reflect.Value, 2)
 	for i, e := range elems {
-		v := reflect.ValueOf(e.obj)
-		if v.Type() != ptrType {
-			return fmt.Errorf("cannot list a %T into a %T", e.obj, list)
-		}
 		if !direct {
 			items.Index(i).Set(reflect.ValueOf(e.obj.DeepCopyObject()).Elem())
 			continue
 		}
 		// Straight into the slice: DeepCopyObject would allocate each
 		// item once more, only to copy it into the slice.
-		args[0], args[1] = v, items.Index(i).Addr()
+		args[0], args[1] = reflect.ValueOf(e.obj), items.Index(i).Addr()
 		copyInto.Func.Call(args)
 	}
 	return nil
