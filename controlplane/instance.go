@@ -33,6 +33,10 @@ type Config struct {
 	Storage  *StorageFactory
 	EventTTL time.Duration // --event-ttl
 	Logger   *slog.Logger
+	// systemNamespacesDone is closed once the system namespaces hook has
+	// ended: hooks that write into those namespaces wait for it rather
+	// than poll. Made by New.
+	systemNamespacesDone chan struct{}
 	// Services configures cluster IPs, node ports and the kubernetes Service.
 	Services ServicesConfig
 	// Authorization feeds the RBAC authorizer of the chain; nil without one.
@@ -55,6 +59,7 @@ var systemNamespaces = []string{metav1.NamespaceDefault, metav1.NamespaceSystem,
 
 // New builds the kube server in front of delegate.
 func (c Config) New(delegate *server.Server) (*Instance, error) {
+	c.systemNamespacesDone = make(chan struct{})
 	s, err := c.Generic.New("kube-apiserver", delegate)
 	if err != nil {
 		return nil, err
@@ -119,10 +124,19 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		go c.Storage.RunObjectCounts(hc)
 		return nil
 	})
-	s.AddPostStartHook("start-system-namespaces-controller", c.ensureSystemNamespaces)
+	s.AddPostStartHook("start-system-namespaces-controller", func(hc server.HookContext) error {
+		defer close(c.systemNamespacesDone)
+		return c.ensureSystemNamespaces(hc)
+	})
 	s.AddPostStartHook("start-namespace-controller", c.runNamespaceController)
 	s.AddPostStartHook("start-garbage-collector", c.runGarbageCollector)
-	s.AddPostStartHook("start-cluster-authentication-info-controller", c.runAuthenticationTrust)
+	s.AddPostStartHook("start-cluster-authentication-info-controller", func(hc server.HookContext) error {
+		// Its ConfigMap lives in kube-system.
+		if err := waitFor(hc, c.systemNamespacesDone); err != nil {
+			return err
+		}
+		return c.runAuthenticationTrust(hc)
+	})
 	s.AddPostStartHook("priority-and-fairness-config-producer", c.produceAPFConfiguration)
 	return &Instance{Server: s}, nil
 }

@@ -51,7 +51,8 @@ func (c Config) addServiceHooks(s *server.Server, b *servicesBuilt, serviceIP ne
 	})
 	var ctrl atomic.Pointer[kubernetesservice.Controller]
 	s.AddPostStartHook("bootstrap-controller", func(hc server.HookContext) error {
-		if err := waitFor(hc, cidrSynced); err != nil {
+		// The kubernetes Service lives in the default namespace.
+		if err := errors.Join(waitFor(hc, cidrSynced), waitFor(hc, c.systemNamespacesDone)); err != nil {
 			return err
 		}
 		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
@@ -86,8 +87,11 @@ func (c Config) addServiceHooks(s *server.Server, b *servicesBuilt, serviceIP ne
 	})
 }
 
-// waitFor waits until ch is closed or ctx ends.
+// waitFor waits until ch is closed or ctx ends; a nil ch is no wait.
 func waitFor(ctx context.Context, ch <-chan struct{}) error {
+	if ch == nil {
+		return nil
+	}
 	select {
 	case <-ch:
 		return nil
