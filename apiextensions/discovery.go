@@ -28,10 +28,8 @@ var subresourceVerbs = metav1.Verbs{"get", "patch", "update"}
 func (h *crdHandler) updateDiscovery(group string) {
 	h.mu.RLock()
 	var crds []*apiextv1.CustomResourceDefinition
-	for _, e := range h.entries {
-		if e.crd.Spec.Group == group {
-			crds = append(crds, e.crd)
-		}
+	for _, e := range h.groups[group] {
+		crds = append(crds, e.crd)
 	}
 	h.mu.RUnlock()
 	if len(crds) == 0 {

@@ -48,6 +48,9 @@ type crdHandler struct {
 	// group, version and accepted plural name.
 	resources map[schema.GroupVersionResource]*crdEntry
 	entries   map[string]*crdEntry // by CRD name
+	// groups holds the entries by group and CRD name: discovery is
+	// rebuilt one group at a time.
+	groups map[string]map[string]*crdEntry
 	// establishing holds, by name, the CRDs the naming controller is
 	// making Established in the write that accepts their names: served
 	// from before that write (serveEstablishing) until the informer
@@ -130,6 +133,7 @@ func newCRDHandler(s *server.Server, storage *controlplane.StorageFactory, crds 
 		informer: cache.NewSharedIndexInformer(lw, &apiextv1.CustomResourceDefinition{}, controllers.DefaultResyncPeriod,
 			cache.Indexers{controllers.GroupIndex: controllers.IndexByGroup}),
 		resources: map[schema.GroupVersionResource]*crdEntry{}, entries: map[string]*crdEntry{},
+		groups:       map[string]map[string]*crdEntry{},
 		establishing: map[string]*apiextv1.CustomResourceDefinition{},
 	}
 	h.openapi = newCRDOpenAPI(s.OpenAPICatalog(), h.served)
@@ -233,6 +237,10 @@ func (h *crdHandler) serve(crd *apiextv1.CustomResourceDefinition) {
 	h.dropLocked(crd.Name)
 	e := &crdEntry{crd: crd}
 	h.entries[crd.Name] = e
+	if h.groups[crd.Spec.Group] == nil {
+		h.groups[crd.Spec.Group] = map[string]*crdEntry{}
+	}
+	h.groups[crd.Spec.Group][crd.Name] = e
 	for _, v := range crd.Spec.Versions {
 		if v.Served {
 			h.resources[schema.GroupVersionResource{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Status.AcceptedNames.Plural}] = e
@@ -259,6 +267,12 @@ func (h *crdHandler) dropLocked(name string) bool {
 		return false
 	}
 	delete(h.entries, name)
+	if g := h.groups[e.crd.Spec.Group]; g != nil {
+		delete(g, name)
+		if len(g) == 0 {
+			delete(h.groups, e.crd.Spec.Group)
+		}
+	}
 	for gvr, other := range h.resources {
 		if other == e {
 			delete(h.resources, gvr)

@@ -2,7 +2,9 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -44,6 +46,27 @@ func newCRDClient(cfg *rest.Config) (*crdClient, error) {
 		func() *apiextv1.CustomResourceDefinition { return &apiextv1.CustomResourceDefinition{} },
 		func() *apiextv1.CustomResourceDefinitionList { return &apiextv1.CustomResourceDefinitionList{} },
 	), nil
+}
+
+// updateStatus writes crd's status and returns the resourceVersion the
+// write got. The server's answer is read for that only, not decoded into
+// a CRD: most of a CRD is its schemas, which a status write leaves as
+// they were.
+func updateStatus(ctx context.Context, client *crdClient, crd *apiextv1.CustomResourceDefinition) (string, error) {
+	raw, err := client.GetClient().Put().Resource("customresourcedefinitions").Name(crd.Name).SubResource("status").
+		Body(crd).Do(ctx).Raw()
+	if err != nil {
+		return "", err
+	}
+	var answer struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &answer); err != nil {
+		return "", fmt.Errorf("reading the answer to the status update of %s: %w", crd.Name, err)
+	}
+	return answer.Metadata.ResourceVersion, nil
 }
 
 // GroupIndex indexes CRDs by spec.group (with IndexByGroup): the naming

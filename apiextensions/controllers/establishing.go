@@ -66,7 +66,7 @@ func (c *establishingController) sync(ctx context.Context, name string) (time.Du
 	}
 	update := statusCopy(crd)
 	setCondition(update, cond, metav1.NewTime(c.now()))
-	_, err := c.client.UpdateStatus(ctx, update, metav1.UpdateOptions{})
+	_, err := updateStatus(ctx, c.client, update)
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		// The informer will bring the newer state, and the CRD back here.
 		return 0, nil

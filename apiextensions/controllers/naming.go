@@ -152,7 +152,7 @@ func (c *namingController) sync(ctx context.Context, name string) (time.Duration
 	if c.serve != nil && established.Status == apiextv1.ConditionTrue && !conditionTrue(crd, apiextv1.Established) {
 		served = c.serve(update)
 	}
-	updated, err := c.client.UpdateStatus(ctx, update, metav1.UpdateOptions{})
+	rv, err := updateStatus(ctx, c.client, update)
 	if served != nil {
 		served(err == nil)
 	}
@@ -163,8 +163,11 @@ func (c *namingController) sync(ctx context.Context, name string) (time.Duration
 	if err != nil {
 		return 0, err
 	}
+	// update may be served: a copy takes the new resourceVersion.
+	written := *update
+	written.ResourceVersion = rv
 	c.mu.Lock()
-	c.written[updated.Name] = updated
+	c.written[written.Name] = &written
 	c.mu.Unlock()
 	// The update may have released names others of the group asked for.
 	c.requeueGroup(crd.Spec.Group, name)
