@@ -70,6 +70,22 @@ type crdEntry struct {
 	mu           sync.Mutex // guards the fields below, and serializes builds
 	read, full   *serving
 	readErr, err error
+	// dropped: the CRD changed or went; endpoints still built for the
+	// requests that found the entry before get no watch caches.
+	dropped bool
+}
+
+// drop stops the watch caches of the entry's storage: their watches end,
+// and their clients watch again on the endpoints of the CRD as it is now.
+func (e *crdEntry) drop() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.dropped = true
+	for _, s := range []*serving{e.read, e.full} {
+		if s != nil {
+			s.storages.stop()
+		}
+	}
 }
 
 // readVerbs are the verbs read-only endpoints serve.
@@ -96,14 +112,14 @@ func (h *crdHandler) servingFor(e *crdEntry, crd *apiextv1.CustomResourceDefinit
 	}
 	if readVerbs[verb] {
 		if e.read == nil && e.readErr == nil {
-			e.read, e.readErr = h.buildServing(crd, true, nil, current)
+			e.read, e.readErr = h.buildServing(crd, true, nil, current, !e.dropped)
 		}
 		return e.read, e.readErr
 	}
 	// Watches being served keep the read-only endpoints they started on
 	// until they end; their storage goes on in the full ones.
 	h.custom.becomingWritable(crd)
-	e.full, e.err = h.buildServing(crd, false, e.read, current)
+	e.full, e.err = h.buildServing(crd, false, e.read, current, !e.dropped)
 	if e.full != nil {
 		e.read = nil
 		e.built.Store(e.full)
@@ -234,7 +250,7 @@ func (h *crdHandler) serve(crd *apiextv1.CustomResourceDefinition) {
 		h.mu.Unlock()
 		return
 	}
-	h.dropLocked(crd.Name)
+	dropped := h.dropLocked(crd.Name)
 	e := &crdEntry{crd: crd}
 	h.entries[crd.Name] = e
 	if h.groups[crd.Spec.Group] == nil {
@@ -247,6 +263,9 @@ func (h *crdHandler) serve(crd *apiextv1.CustomResourceDefinition) {
 		}
 	}
 	h.mu.Unlock()
+	if dropped != nil {
+		dropped.drop()
+	}
 	h.openapi.update(crd)
 	h.updateDiscovery(crd.Spec.Group)
 }
@@ -255,16 +274,19 @@ func (h *crdHandler) remove(crd *apiextv1.CustomResourceDefinition) {
 	h.mu.Lock()
 	dropped := h.dropLocked(crd.Name)
 	h.mu.Unlock()
-	if dropped {
+	if dropped != nil {
+		dropped.drop()
 		h.updateDiscovery(crd.Spec.Group)
 		h.openapi.remove(crd)
 	}
 }
 
-func (h *crdHandler) dropLocked(name string) bool {
+// dropLocked stops serving the CRD of that name and returns its entry,
+// which the caller drops once it has unlocked h.mu.
+func (h *crdHandler) dropLocked(name string) *crdEntry {
 	e := h.entries[name]
 	if e == nil {
-		return false
+		return nil
 	}
 	delete(h.entries, name)
 	if g := h.groups[e.crd.Spec.Group]; g != nil {
@@ -278,7 +300,7 @@ func (h *crdHandler) dropLocked(name string) bool {
 			delete(h.resources, gvr)
 		}
 	}
-	return true
+	return e
 }
 
 // servingChanged tells whether the endpoints of a CRD must be rebuilt.

@@ -2,7 +2,6 @@ package apiextensions
 
 import (
 	"fmt"
-	"maps"
 	"net/http"
 	"sync"
 
@@ -43,8 +42,8 @@ type serving struct {
 	readOnly bool
 	// What the full endpoints take over from read-only ones.
 	converter conversion.Converter
-	schemas   map[string]*lazySchema       // by served version
-	storages  map[string]storage.Interface // by served version
+	schemas   map[string]*lazySchema // by served version
+	storages  *versionStorages
 	// fieldLabels accepts the field selector keys of each version, as
 	// kube's converter of custom resources does.
 	fieldLabels runtime.ObjectConvertor
@@ -81,18 +80,19 @@ func (s *serving) checkFieldSelector(r *http.Request, version string) error {
 // buildServing builds the endpoints of every served version of crd: the
 // read-only ones, or the full ones, which take over the storage of the
 // read-only ones base if they were built. current returns the entry's CRD
-// as it is now (the same spec as crd).
+// as it is now (the same spec as crd). With cached, the storage it makes
+// has watch caches where they can be.
 func (h *crdHandler) buildServing(crd *apiextv1.CustomResourceDefinition, readOnly bool, base *serving,
-	current func() *apiextv1.CustomResourceDefinition) (*serving, error) {
+	current func() *apiextv1.CustomResourceDefinition, cached bool) (*serving, error) {
 	storageVersion, err := crdapi.StorageVersion(crd)
 	if err != nil {
 		return nil, err
 	}
-	out := &serving{readOnly: readOnly, storages: map[string]storage.Interface{}}
+	out := &serving{readOnly: readOnly}
 	if base != nil {
-		out.converter, out.schemas = base.converter, base.schemas
-		maps.Copy(out.storages, base.storages)
+		out.converter, out.schemas, out.storages = base.converter, base.schemas, base.storages
 	} else {
+		out.storages = &versionStorages{byVersion: map[string]storage.Interface{}}
 		if out.converter, err = conversion.New(crd, conversion.Options{}); err != nil {
 			return nil, err
 		}
@@ -138,6 +138,7 @@ func (h *crdHandler) buildServing(crd *apiextv1.CustomResourceDefinition, readOn
 			h: h, crd: crd, version: v, schema: out.schemas[v.Name], installer: installer,
 			storageGV: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVersion},
 			converter: converter, types: types, readOnly: readOnly, storages: out.storages,
+			cached: cached && noConversionWebhook(crd),
 		}
 		if err := vs.build(scopes); err != nil {
 			return nil, fmt.Errorf("version %s: %w", v.Name, err)
@@ -206,7 +207,34 @@ type versionServing struct {
 	types     managedfields.TypeConverter
 	readOnly  bool
 	// storages holds the storage of each version, made by the first build.
-	storages map[string]storage.Interface
+	storages *versionStorages
+	// cached: the storage made gets a watch cache.
+	cached bool
+}
+
+// versionStorages is the storage of each served version of a CRD, made by
+// the first endpoints built and taken over by the full ones, and what
+// stops their watch caches once the CRD's endpoints are dropped. Builds
+// and stop are serialized by the crdEntry's lock.
+type versionStorages struct {
+	byVersion map[string]storage.Interface
+	stops     []func()
+}
+
+func (s *versionStorages) stop() {
+	for _, stop := range s.stops {
+		stop()
+	}
+	s.stops = nil
+}
+
+// noConversionWebhook: a CRD's versions are cached only when converting
+// between them needs no webhook. Each version has its own cache, as in
+// kube, whose caches call the webhook for every object they take in;
+// capstan converts such objects per request instead, so a webhook is
+// called only when a client asks for the objects it converts.
+func noConversionWebhook(crd *apiextv1.CustomResourceDefinition) bool {
+	return crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextv1.WebhookConverter
 }
 
 func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
@@ -235,17 +263,19 @@ func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
 		defaults(obj)
 	}
 	keyPrefix := "/" + crd.Spec.Group + "/" + names.Plural
-	st := vs.storages[v.Name]
+	st := vs.storages.byVersion[v.Name]
 	if st == nil {
 		var err error
-		st, err = vs.h.storage.New(controlplane.StorageSpec{
-			Resource: gr, KeyPrefix: keyPrefix, New: newFunc, NewList: newList, NoWatchCache: true,
+		var stop func()
+		st, stop, err = vs.h.storage.NewServed(controlplane.StorageSpec{
+			Resource: gr, KeyPrefix: keyPrefix, New: newFunc, NewList: newList, NoWatchCache: !vs.cached,
 			Codec: &crCodec{converter: vs.converter, storage: vs.storageGV, memory: gv, defaults: onRead},
 		})
 		if err != nil {
 			return err
 		}
-		vs.storages[v.Name] = st
+		vs.storages.byVersion[v.Name] = st
+		vs.storages.stops = append(vs.storages.stops, stop)
 	}
 	sub := v.Subresources
 	hasStatus := sub != nil && sub.Status != nil

@@ -39,9 +39,12 @@ type StorageFactory struct {
 	// are read (--etcd-count-metric-poll-period); 0 never.
 	CountPollPeriod time.Duration
 
-	mu     sync.Mutex // guards caches
+	mu     sync.Mutex // guards caches and running
 	caches []*cache.Cacher
-	counts objectCounts
+	// running is RunCaches' context: the caches of resources served for
+	// a while (NewServed) run within it.
+	running context.Context
+	counts  objectCounts
 }
 
 // StorageSpec is where and how one resource is stored.
@@ -89,9 +92,25 @@ func (f *StorageFactory) New(spec StorageSpec) (storage.Interface, error) {
 	if err == nil {
 		f.counts.add(spec.Resource, store)
 	}
-	if err != nil || !f.WatchCache || spec.NoWatchCache || spec.Resource.Resource == "events" {
+	if err != nil || !f.cached(spec) {
 		return store, err
 	}
+	c, err := f.newCache(spec, store)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.caches = append(f.caches, c)
+	f.mu.Unlock()
+	return c, nil
+}
+
+// cached tells whether spec's resource gets a watch cache.
+func (f *StorageFactory) cached(spec StorageSpec) bool {
+	return f.WatchCache && !spec.NoWatchCache && spec.Resource.Resource != "events"
+}
+
+func (f *StorageFactory) newCache(spec StorageSpec, store storage.Interface) (*cache.Cacher, error) {
 	c, err := cache.New(cache.Config{
 		Storage: store, NewFunc: spec.New, NewListFunc: spec.NewList, ResourcePrefix: spec.KeyPrefix,
 		GroupResource: spec.Resource, Compactions: f.Compactions, Logger: f.Logger,
@@ -99,9 +118,6 @@ func (f *StorageFactory) New(spec StorageSpec) (storage.Interface, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch cache of %s: %w", spec.Resource, err)
 	}
-	f.mu.Lock()
-	f.caches = append(f.caches, c)
-	f.mu.Unlock()
 	return c, nil
 }
 
@@ -127,6 +143,7 @@ func (f *StorageFactory) transformer(gr schema.GroupResource) value.Transformer 
 func (f *StorageFactory) RunCaches(ctx context.Context) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.running = ctx
 	for _, c := range f.caches {
 		go c.Run(ctx)
 	}
