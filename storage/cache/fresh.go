@@ -35,6 +35,29 @@ func (c *Cacher) waitConsistent(ctx context.Context) (bool, error) {
 	return c.waitFresh(ctx, current, false)
 }
 
+// freshNow tells whether the cache has already seen a revision of the
+// backend read after the call, without waiting for it to get there: a
+// consistent GET, which costs one round trip to the backend, must not wait
+// for progress notifications that a slow watch on the same etcd stream can
+// hold back for seconds. If the cache is behind, a progress request is
+// sent, so that the reads after this one find it caught up.
+func (c *Cacher) freshNow(ctx context.Context) bool {
+	if c.progress.request == nil {
+		return false
+	}
+	current, err := c.revisions.current(ctx)
+	if err != nil {
+		return false
+	}
+	c.mu.RLock()
+	fresh := c.ready && current <= c.rv
+	c.mu.RUnlock()
+	if !fresh {
+		c.progress.nudge()
+	}
+	return fresh
+}
+
 // waitFresh waits until the cache has seen revision rv. It returns false
 // if the cache cannot serve rv within freshTimeout, or at all: the caller
 // then goes to the backend, which knows best (it also reports a revision
@@ -91,8 +114,9 @@ type progressRequester struct {
 	logger  *slog.Logger
 	wake    chan struct{} // a buffered signal that a read waits
 
-	mu      sync.Mutex // guards waiting
+	mu      sync.Mutex // guards waiting and nudged
 	waiting int
+	nudged  bool // one request asked for, with no read waiting
 }
 
 func newProgressRequester(request func(context.Context) error, clk clock.Clock, logger *slog.Logger) *progressRequester {
@@ -109,16 +133,31 @@ func (p *progressRequester) add() {
 	}
 }
 
+// nudge asks for one progress request, for reads that do not wait.
+func (p *progressRequester) nudge() {
+	p.mu.Lock()
+	p.nudged = true
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
 func (p *progressRequester) remove() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.waiting--
 }
 
+// anyWaiting tells whether a request is wanted: a read waits, or one
+// was nudged for (which this call takes).
 func (p *progressRequester) anyWaiting() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.waiting > 0
+	nudged := p.nudged
+	p.nudged = false
+	return p.waiting > 0 || nudged
 }
 
 // run requests progress while reads wait, until ctx ends. ctx must be the

@@ -11,11 +11,11 @@ import (
 )
 
 // Get reads key. resourceVersion "" (the latest state) is served by the
-// cache once it has seen a revision of the backend read after the call,
-// as consistent lists are, so that it never misses a write acknowledged
-// before it (kube reads these from etcd); any other is a lower bound the
-// cache satisfies if it has reached it. What the cache cannot serve (not
-// ready, not caught up in time) the backend does.
+// cache if it has already seen a revision of the backend read after the
+// call, so that it never misses a write acknowledged before it (kube
+// reads these from etcd); it does not wait to get there, as lists do. Any
+// other is a lower bound the cache satisfies if it has reached it. What
+// the cache cannot serve (not ready, behind) the backend does.
 func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
 	e, ok, err := c.getElement(ctx, key, opts)
 	switch {
@@ -42,8 +42,8 @@ func (c *Cacher) getElement(ctx context.Context, key string, opts storage.GetOpt
 		return nil, false, err
 	}
 	if opts.ResourceVersion == "" {
-		if ok, err := c.waitConsistent(ctx); !ok || err != nil {
-			return nil, false, err
+		if !c.freshNow(ctx) {
+			return nil, false, nil
 		}
 	}
 	c.mu.RLock()
