@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/storage"
@@ -252,11 +251,16 @@ func (s *Store) DeleteCollection(ctx context.Context, validate rest.ValidateObje
 		}
 		names[i] = m.GetName()
 	}
+	// As kube: the first failure stops the deletion (a worker that fails
+	// takes no more names, and no more are handed out) and is the answer.
+	// Going on would only repeat it, for every name left, once the
+	// request's deadline has passed.
 	var (
-		mu   sync.Mutex
-		errs []error
-		next = make(chan string)
-		wg   sync.WaitGroup
+		first   error
+		once    sync.Once
+		stopped = make(chan struct{})
+		next    = make(chan string)
+		wg      sync.WaitGroup
 	)
 	for range min(deleteCollectionWorkers, len(names)) {
 		wg.Go(func() {
@@ -264,20 +268,24 @@ func (s *Store) DeleteCollection(ctx context.Context, validate rest.ValidateObje
 				// Each delete gets its own options: graceful deleters
 				// change them.
 				if _, _, err := s.Delete(ctx, name, validate, opts.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
+					once.Do(func() { first = err; close(stopped) })
+					return
 				}
 			}
 		})
 	}
+send:
 	for _, name := range names {
-		next <- name
+		select {
+		case next <- name:
+		case <-stopped:
+			break send
+		}
 	}
 	close(next)
 	wg.Wait()
-	if len(errs) > 0 {
-		return nil, utilerrors.NewAggregate(errs)
+	if first != nil {
+		return nil, first
 	}
 	return list, nil
 }

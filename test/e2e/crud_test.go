@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,5 +184,20 @@ func TestDeleteCollection(t *testing.T) {
 	}
 	if left, _ := cms.List(ctx(t), metav1.ListOptions{}); len(left.Items) != 2 {
 		t.Fatalf("dry-run deletecollection deleted: %s", names(left.Items))
+	}
+	// A delete that fails ends the deletion, and its error is the answer,
+	// as in kube: here a UID precondition that every object but one fails
+	// is a 409, not an aggregate of conflicts.
+	b, err := cms.Get(ctx(t), "b", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		e.configMap(t, ns, fmt.Sprintf("x%02d", i), map[string]string{"tier": "db"})
+	}
+	err = cms.DeleteCollection(ctx(t), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &b.UID}}, metav1.ListOptions{})
+	if st, ok := err.(apierrors.APIStatus); !ok || st.Status().Code != http.StatusConflict ||
+		!strings.Contains(st.Status().Message, ": Precondition failed: UID in precondition: "+string(b.UID)+", UID in object meta: ") {
+		t.Fatalf("deletecollection with a failing precondition: %v", err)
 	}
 }
