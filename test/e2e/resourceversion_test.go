@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -24,12 +26,19 @@ func TestResourceVersionGetList(t *testing.T) {
 	e.configMap(t, ns, "b", nil)
 	rv2, _ := strconv.ParseInt(v2.ResourceVersion, 10, 64)
 
-	for _, rv := range []string{"", "0", v1.ResourceVersion, v2.ResourceVersion} {
+	// "" is the latest state; N a state not older than N.
+	for _, rv := range []string{"", v1.ResourceVersion, v2.ResourceVersion} {
 		got, err := cms.Get(ctx(t), "a", metav1.GetOptions{ResourceVersion: rv})
 		if err != nil || got.Data["k"] != "two" {
 			t.Errorf("get at resourceVersion %q = %v, %v; want the latest", rv, got.Data, err)
 		}
 	}
+	// "0" is any state the cache has, which may lag the writes by a
+	// moment (kube's too): the latest once the cache has it.
+	eventually(t, 10*time.Second, `get at resourceVersion "0" reaching the latest`, func(c context.Context) (bool, error) {
+		got, err := cms.Get(c, "a", metav1.GetOptions{ResourceVersion: "0"})
+		return err == nil && got.Data["k"] == "two", nil
+	})
 	list := func(opts metav1.ListOptions) (string, error) {
 		l, err := cms.List(ctx(t), opts)
 		if err != nil {
