@@ -86,6 +86,43 @@ func (g *gatedConversion) waitArrival(t *testing.T) {
 	}
 }
 
+// heldRequest sends a request of the custom resource "wides" as user (a
+// JSON body, if any), reads the dump of requests while the conversion
+// webhook holds it, then lets it through and checks its status. It
+// returns the dump and the request's row in it.
+func (e *env) heldRequest(t *testing.T, wh *gatedConversion, method, path, body, user string, wantCode int) (dumpTable, []string) {
+	t.Helper()
+	wh.reset()
+	done := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx(t), method, e.URL+path, strings.NewReader(body))
+		req.Header.Set("Impersonate-User", user)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := e.httpClient(t).Do(req)
+		if err != nil {
+			done <- 0
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	wh.waitArrival(t)
+	d := e.apfDump(t, "dump_requests?includeRequestDetails=1")
+	wh.open()
+	if code := <-done; code != wantCode {
+		t.Fatalf("%s %s: %d, want %d", method, path, code, wantCode)
+	}
+	for _, row := range d.rows {
+		if d.col(t, row, "UserName") == user && d.col(t, row, "Resource") == "wides" {
+			return d, row
+		}
+	}
+	t.Fatalf("%s %s in flight is not in the dump", method, path)
+	return d, nil
+}
+
 // TestPriorityAndFairnessListWidth: a list of many stored objects takes
 // more than one seat, as kube estimates it from the object count and
 // average size of the resource's storage (read every
@@ -107,38 +144,11 @@ func TestPriorityAndFairnessListWidth(t *testing.T) {
 		}
 	}
 
-	hc := e.httpClient(t)
 	// listSeats lists the objects at v2 as an ordinary user, holds the
 	// list in the webhook, and reads its seats from the dump.
 	listSeats := func() int {
-		wh.reset()
-		done := make(chan response, 1)
-		go func() {
-			req, _ := http.NewRequestWithContext(ctx(t), http.MethodGet, e.URL+"/apis/conv.example.com/v2/namespaces/"+ns+"/wides", nil)
-			req.Header.Set("Impersonate-User", "lister")
-			resp, err := hc.Do(req)
-			if err != nil {
-				done <- response{}
-				return
-			}
-			resp.Body.Close()
-			done <- response{code: resp.StatusCode}
-		}()
-		wh.waitArrival(t)
-		d := e.apfDump(t, "dump_requests?includeRequestDetails=1")
-		seats := 0
-		for _, row := range d.rows {
-			if d.col(t, row, "UserName") == "lister" && d.col(t, row, "Verb") == "list" && d.col(t, row, "Resource") == "wides" {
-				seats, _ = strconv.Atoi(d.col(t, row, "InitialSeats"))
-			}
-		}
-		wh.open()
-		if r := <-done; r.code != http.StatusOK {
-			t.Fatalf("the list: %d", r.code)
-		}
-		if seats == 0 {
-			t.Fatalf("the list in flight is not in the dump")
-		}
+		d, row := e.heldRequest(t, wh, http.MethodGet, "/apis/conv.example.com/v2/namespaces/"+ns+"/wides", "", "lister", http.StatusOK)
+		seats, _ := strconv.Atoi(d.col(t, row, "InitialSeats"))
 		return seats
 	}
 	// Each object is stored in a little over 10kB (its 10,000 bytes of
@@ -176,43 +186,15 @@ func TestPriorityAndFairnessWriteWidth(t *testing.T) {
 		watches = append(watches, w)
 	}
 
-	hc := e.httpClient(t)
 	// createWidth creates an object at v2 as an ordinary user, holds the
 	// create in the webhook, and reads its width from the dump.
 	createWidth := func(name string) (final, latency string) {
-		wh.reset()
-		done := make(chan response, 1)
-		go func() {
-			body := `{"apiVersion":"conv.example.com/v2","kind":"Wide","metadata":{"name":"` + name + `"},"spec":{"fullName":"x"}}`
-			req, _ := http.NewRequestWithContext(ctx(t), http.MethodPost, e.URL+"/apis/conv.example.com/v2/namespaces/"+ns+"/wides", strings.NewReader(body))
-			req.Header.Set("Impersonate-User", "writer")
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := hc.Do(req)
-			if err != nil {
-				done <- response{}
-				return
-			}
-			resp.Body.Close()
-			done <- response{code: resp.StatusCode}
-		}()
-		wh.waitArrival(t)
-		d := e.apfDump(t, "dump_requests?includeRequestDetails=1")
-		for _, row := range d.rows {
-			if d.col(t, row, "UserName") == "writer" && d.col(t, row, "Verb") == "create" && d.col(t, row, "Resource") == "wides" {
-				if got := d.col(t, row, "InitialSeats"); got != "1" {
-					t.Errorf("initial seats %s, want 1", got)
-				}
-				final, latency = d.col(t, row, "FinalSeats"), d.col(t, row, "AdditionalLatency")
-			}
+		body := `{"apiVersion":"conv.example.com/v2","kind":"Wide","metadata":{"name":"` + name + `"},"spec":{"fullName":"x"}}`
+		d, row := e.heldRequest(t, wh, http.MethodPost, "/apis/conv.example.com/v2/namespaces/"+ns+"/wides", body, "writer", http.StatusCreated)
+		if got := d.col(t, row, "InitialSeats"); got != "1" {
+			t.Errorf("initial seats %s, want 1", got)
 		}
-		wh.open()
-		if r := <-done; r.code != http.StatusCreated {
-			t.Fatalf("the create: %d", r.code)
-		}
-		if final == "" {
-			t.Fatalf("the create in flight is not in the dump")
-		}
-		return final, latency
+		return d.col(t, row, "FinalSeats"), d.col(t, row, "AdditionalLatency")
 	}
 	if final, latency := createWidth("a"); final != "3" || latency != "5ms" {
 		t.Errorf("with 25 watches: %s final seats for %s, want 3 for 5ms", final, latency)
