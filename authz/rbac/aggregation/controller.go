@@ -115,7 +115,11 @@ func (c *Controller) processNext(ctx context.Context) bool {
 }
 
 // sync sets the rules of one aggregated role, if they changed, with a
-// forced server-side apply that owns exactly the rules.
+// forced server-side apply that owns exactly the rules. The apply carries
+// the resourceVersion the informer saw: an admin's edit that the informer
+// has not seen yet (taking the aggregationRule away, say) makes it a
+// conflict, retried once the informer has caught up, instead of being
+// overwritten. kube's controller applies without it, and can overwrite.
 func (c *Controller) sync(ctx context.Context, name string) error {
 	role, err := c.lister.Get(name)
 	if apierrors.IsNotFound(err) {
@@ -131,7 +135,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if equality.Semantic.DeepEqual(rules, role.Rules) {
 		return nil
 	}
-	apply := rbacv1ac.ClusterRole(name)
+	apply := rbacv1ac.ClusterRole(name).WithResourceVersion(role.ResourceVersion)
 	for _, r := range rules {
 		apply.WithRules(&rbacv1ac.PolicyRuleApplyConfiguration{
 			Verbs: r.Verbs, APIGroups: r.APIGroups, Resources: r.Resources,
