@@ -10,6 +10,8 @@
 #
 # Environment (all optional):
 #   BIG=1                 fill to 100,000 config maps as well as 10,000
+#   WORKLOADS             run only these of the load tool's workloads (comma-separated;
+#                         default all), e.g. WORKLOADS=fill FILL=100000 FILL_LISTS=10 DOC=/tmp/big.md
 #   SKIP_UPSTREAM_BUILD=1 if bench/upstream/bin is missing, do not build it (a cold
 #                         build takes ~20 minutes): measure embedded capstan only and
 #                         print the table, without writing the document
@@ -43,7 +45,7 @@ SIZES=(
   --informer-n="${INFORMER_N:-5000}" --informer-runs=3
   --idle="${IDLE:-10s}" --fill="$FILL" --timeout=60m
 )
-ALL=startup,idle,fill,crud,reads,list,watch,watchers,informer
+ALL="${WORKLOADS:-startup,idle,fill,crud,reads,list,watch,watchers,informer}"
 
 log() { echo "compare.sh: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -180,6 +182,7 @@ command="bench/compare.sh"
 [[ "${BIG:-0}" == 1 ]] && command="BIG=1 $command"
 [[ "${BIG:-0}" != 1 && "$FILL" != 10000 ]] && command="FILL=$FILL $command"
 [[ "${BIG:-0}" != 1 && "$FILL_LISTS" != 0 ]] && command="FILL_LISTS=$FILL_LISTS $command"
+[[ -n "${WORKLOADS:-}" ]] && command="WORKLOADS=$WORKLOADS $command"
 "$LOAD" report --kube="$WORK/kube.json" --capstan="$WORK/capstan.json" --embedded="$WORK/embedded.json" \
   --markdown="$DOC" --png="${DOC%.md}.png" --command="$command" \
   --note="capstan=$built_from, built by $capstan_go, flags: ${CAPSTAN_FLAGS[*]}" \
