@@ -460,7 +460,10 @@ func (e evaluation) validateRules(n *ruleNode, fldPath *field.Path, obj, oldObj 
 		}
 		detail, ok := "", false
 		if c.messageProgram != nil {
-			msg, left, merr := evalMessageExpression(e.ctx, c.messageProgram, rule.MessageExpression, ruleAct, budget)
+			// kube evaluates messages with the plain oldSelf even for
+			// optionalOldSelf rules: a message that reads the optional
+			// oldSelf fails there and falls back to message
+			msg, left, merr := evalMessageExpression(e.ctx, c.messageProgram, rule.MessageExpression, act, budget)
 			switch {
 			case merr == nil:
 				detail, ok = msg, true

@@ -194,6 +194,23 @@ func TestValidate(t *testing.T) {
 			Rule: "!oldSelf.hasValue() || self >= oldSelf.value()", Message: "may only grow", OptionalOldSelf: ptr(true)})),
 			obj: `{"spec":{"f":0}}`, old: `{"spec":{"f":1}}`,
 			want: []string{"spec.f: Invalid value: 0: may only grow"}},
+		// kube evaluates messageExpression with the plain oldSelf, so a
+		// message reading the optional one fails and message is used.
+		{name: "optionalOldSelf: message reading oldSelf falls back on update", schema: field1(rules(intg(), apiextv1.ValidationRule{
+			Rule: "!oldSelf.hasValue() || self >= oldSelf.value()", Message: "may only grow", OptionalOldSelf: ptr(true),
+			MessageExpression: `"was " + string(oldSelf.value())`})),
+			obj: `{"spec":{"f":0}}`, old: `{"spec":{"f":1}}`,
+			want: []string{"spec.f: Invalid value: 0: may only grow"}},
+		{name: "optionalOldSelf: message reading oldSelf falls back on create", schema: field1(rules(str(), apiextv1.ValidationRule{
+			Rule: "oldSelf.hasValue() || self == 'initial'", Message: "must start as initial", OptionalOldSelf: ptr(true),
+			MessageExpression: `oldSelf.hasValue() ? "changed" : "created as " + self`})),
+			obj:  `{"spec":{"f":"later"}}`,
+			want: []string{`spec.f: Invalid value: "later": must start as initial`}},
+		{name: "optionalOldSelf: message not reading oldSelf", schema: field1(rules(str(), apiextv1.ValidationRule{
+			Rule: "oldSelf.hasValue() || self == 'initial'", Message: "must start as initial", OptionalOldSelf: ptr(true),
+			MessageExpression: `"created as " + self`})),
+			obj:  `{"spec":{"f":"later"}}`,
+			want: []string{`spec.f: Invalid value: "later": created as later`}},
 		{name: "optionalOldSelf: runs on create", schema: field1(rules(str(), apiextv1.ValidationRule{
 			Rule: "oldSelf.hasValue() || self == 'initial'", Message: "must start as initial", OptionalOldSelf: ptr(true)})),
 			obj:  `{"spec":{"f":"later"}}`,

@@ -22,6 +22,7 @@ import (
 	"github.com/capstan-io/capstan/apiextensions/cel"
 	crschema "github.com/capstan-io/capstan/apiextensions/schema"
 	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	"github.com/capstan-io/capstan/endpoints/warning"
 	"github.com/capstan-io/capstan/registry"
 )
 
@@ -202,7 +203,8 @@ func (s *Strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) 
 // validateCEL runs the CEL rules within kube's runtime cost budget, or,
 // when blocked by an error that rules could trip over (a wrong type, a
 // missing required field, ...), says that they were not run. A non-nil old
-// ratchets the rules.
+// ratchets the rules: a ratcheted failure is a Warning header of the
+// request, not an error.
 func (s *Strategy) validateCEL(ctx context.Context, blocked bool, u, old *unstructured.Unstructured) field.ErrorList {
 	if s.cel == nil {
 		return nil
@@ -215,7 +217,10 @@ func (s *Strategy) validateCEL(ctx context.Context, blocked bool, u, old *unstru
 	var oldObj any
 	if old != nil {
 		oldObj = old.Object
-		opts = append(opts, cel.WithRatcheting(cel.NewCorrelatedObject(u.Object, old.Object, s.schema), nil))
+		// kube warns of the failures it ratchets (schema errors it ratchets
+		// silently)
+		warn := func(msg string) { warning.Add(ctx, msg) }
+		opts = append(opts, cel.WithRatcheting(cel.NewCorrelatedObject(u.Object, old.Object, s.schema), warn))
 	}
 	celErrs, _ := s.cel.Validate(ctx, nil, u.Object, oldObj, cel.RuntimeCELCostBudget, opts...)
 	return celErrs
