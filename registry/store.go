@@ -66,6 +66,7 @@ func NewStore(c StoreConfig) *Store {
 var (
 	_ rest.Getter            = (*Store)(nil)
 	_ rest.Lister            = (*Store)(nil)
+	_ rest.ResponseLister    = (*Store)(nil)
 	_ rest.Watcher           = (*Store)(nil)
 	_ rest.Creater           = (*Store)(nil)
 	_ rest.Updater           = (*Store)(nil)
@@ -149,12 +150,29 @@ func (s *Store) Get(ctx context.Context, name string, opts *metav1.GetOptions) (
 
 // List lists the objects the options select.
 func (s *Store) List(ctx context.Context, opts *rest.ListOptions) (runtime.Object, error) {
+	return s.list(ctx, opts, nil)
+}
+
+// ListForResponse lists as List does, taking the watch cache's objects
+// themselves as the items when the cache serves the list.
+func (s *Store) ListForResponse(ctx context.Context, opts *rest.ListOptions) (runtime.Object, []runtime.Object, error) {
+	var items []runtime.Object
+	list, err := s.list(ctx, opts, &items)
+	return list, items, err
+}
+
+// list lists into a new list object, or into *shared (see
+// storage.ListOptions.SharedItems) when not nil.
+func (s *Store) list(ctx context.Context, opts *rest.ListOptions, shared *[]runtime.Object) (runtime.Object, error) {
 	key, err := s.collectionKey(ctx)
 	if err != nil {
 		return nil, err
 	}
 	list := s.newList()
 	so := s.storageListOptions(opts)
+	if shared != nil {
+		so.Objects, so.SharedItems = storage.CachedObjects, shared
+	}
 	if single, ok := s.singleObjectKey(ctx, opts.FieldSelector); ok {
 		key, so.Recursive = single, false
 	}

@@ -123,6 +123,14 @@ type ListOptions struct {
 	// GetList may put in its list's items; storage without a cache hands
 	// out objects of the receiver's own in any case.
 	Objects ObjectSharing
+	// SharedItems, set with CachedObjects, lets GetList hand over the
+	// selected objects themselves (the cache's own, in key order) in
+	// *SharedItems rather than copy them into the list's Items, which it
+	// then leaves empty: a list of N objects costs N pointers, not N
+	// structs. A non-nil *SharedItems says it did; storage that does not
+	// share (etcd3) leaves it nil and fills the list's Items. The
+	// receiver (the list handler, which encodes them) must not change them.
+	SharedItems *[]runtime.Object
 }
 
 // ObjectSharing says whether a watch's receiver owns the objects of its

@@ -35,6 +35,7 @@ var (
 	_ rest.CollectionDeleter = (*ServiceREST)(nil)
 	_ rest.Getter            = (*ServiceREST)(nil)
 	_ rest.Lister            = (*ServiceREST)(nil)
+	_ rest.ResponseLister    = (*ServiceREST)(nil)
 )
 
 // NewServiceREST wraps the services Store.
@@ -221,6 +222,13 @@ func (r *ServiceREST) List(ctx context.Context, opts *rest.ListOptions) (runtime
 		r.defaultOnRead(out)
 	}
 	return out, err
+}
+
+// ListForResponse is List, with the items in the list: the embedded
+// Store's would skip defaultOnRead.
+func (r *ServiceREST) ListForResponse(ctx context.Context, opts *rest.ListOptions) (runtime.Object, []runtime.Object, error) {
+	out, err := r.List(ctx, opts)
+	return out, nil, err
 }
 
 // ServiceStatusREST is services/status: the status subresource, which also

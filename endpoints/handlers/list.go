@@ -34,12 +34,12 @@ func (s *Scope) List(w http.ResponseWriter, r *http.Request, watch bool) {
 	// The list is only encoded (or turned into a Table or metadata, which
 	// copy what they keep): its items may share the watch cache's objects.
 	opts.Objects = storage.CachedObjects
-	list, err := lister.List(r.Context(), opts)
+	list, items, err := s.listForResponse(r.Context(), lister, opts)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.writeObject(w, r, http.StatusOK, list)
+	s.writeList(w, r, list, items)
 }
 
 // listOptions parses and validates the query of a list or watch.

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -69,8 +70,17 @@ func encodeTo(w http.ResponseWriter, r *http.Request, ns runtime.NegotiatedSeria
 	if info.PrettySerializer != nil && wantsPretty(r) {
 		serializer = info.PrettySerializer
 	}
-	dw := newDeferredWriter(w, r, code, info.MediaType)
-	err := ns.EncoderForVersion(serializer, gv).Encode(obj, dw)
+	writeEncoded(w, r, ns, code, info.MediaType, func(w io.Writer) error {
+		return ns.EncoderForVersion(serializer, gv).Encode(obj, w)
+	})
+}
+
+// writeEncoded writes what encode writes, with code, and a 500 Status
+// instead if encode fails before anything was written.
+func writeEncoded(w http.ResponseWriter, r *http.Request, ns runtime.NegotiatedSerializer, code int,
+	mediaType string, encode func(io.Writer) error) {
+	dw := newDeferredWriter(w, r, code, mediaType)
+	err := encode(dw)
 	if err == nil {
 		_ = dw.Close()
 		return
@@ -80,7 +90,7 @@ func encodeTo(w http.ResponseWriter, r *http.Request, ns runtime.NegotiatedSeria
 		panic(http.ErrAbortHandler)
 	}
 	status := ErrorToStatus(err, nil)
-	info, _ = runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	info, _ := runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
 	dw = newDeferredWriter(w, r, int(status.Code), info.MediaType)
 	_ = ns.EncoderForVersion(info.Serializer, schema.GroupVersion{Version: "v1"}).Encode(status, dw)
 	_ = dw.Close()

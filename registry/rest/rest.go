@@ -45,6 +45,16 @@ type Lister interface {
 	List(ctx context.Context, opts *ListOptions) (runtime.Object, error)
 }
 
+// ResponseLister lists as List does, for a response only: items, when not
+// nil, are the selected objects themselves, shared with the watch cache
+// and read only by serializers, and list holds only the list's metadata;
+// nil items means they are in list's Items. A list of N objects then costs
+// N pointers, not N copies. A type that embeds a ResponseLister and
+// changes List must change ListForResponse too.
+type ResponseLister interface {
+	ListForResponse(ctx context.Context, opts *ListOptions) (list runtime.Object, items []runtime.Object, err error)
+}
+
 // Watcher watches objects.
 type Watcher interface {
 	Watch(ctx context.Context, opts *ListOptions) (watch.Interface, error)

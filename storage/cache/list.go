@@ -126,7 +126,7 @@ func (c *Cacher) listFrom(p listPlan, prefix string, opts storage.ListOptions, l
 		if e, ok := get(p.state, prefix); ok && matches(opts.Predicate, e.obj) {
 			elems = append(elems, e)
 		}
-		if err := setItems(listObj, elems, opts.Objects); err != nil {
+		if err := fillList(listObj, elems, opts); err != nil {
 			return err
 		}
 		return setListMeta(listObj, p.rv, "", nil)
@@ -139,7 +139,7 @@ func (c *Cacher) listFrom(p listPlan, prefix string, opts storage.ListOptions, l
 		p.start = prefix
 	}
 	page := readPage(p.state, prefix, p.start, limit, opts.Predicate)
-	if err := setItems(listObj, page.elems, opts.Objects); err != nil {
+	if err := fillList(listObj, page.elems, opts); err != nil {
 		return err
 	}
 	var token string

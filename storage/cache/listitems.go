@@ -12,6 +12,43 @@ import (
 	"github.com/capstan-io/capstan/storage"
 )
 
+// fillList puts elems in the list: as opts.SharedItems when it asks for
+// them and the list's items are typed, else in its Items.
+func fillList(list runtime.Object, elems []*element, opts storage.ListOptions) error {
+	if opts.SharedItems == nil || opts.Objects != storage.CachedObjects {
+		return setItems(list, elems, opts.Objects)
+	}
+	ptrType, err := itemPtrType(list)
+	if err != nil {
+		return err
+	}
+	if ptrType == reflect.TypeFor[*unstructured.Unstructured]() {
+		return setItems(list, elems, opts.Objects)
+	}
+	shared := make([]runtime.Object, len(elems))
+	for i, e := range elems {
+		if reflect.TypeOf(e.obj) != ptrType {
+			return fmt.Errorf("cannot list a %T into a %T", e.obj, list)
+		}
+		shared[i] = e.obj
+	}
+	*opts.SharedItems = shared
+	return nil
+}
+
+// itemPtrType is the type of a pointer to one of list's items.
+func itemPtrType(list runtime.Object) (reflect.Type, error) {
+	ptr, err := meta.GetItemsPtr(list)
+	if err != nil {
+		return nil, fmt.Errorf("list object %T: %w", list, err)
+	}
+	items, err := conversion.EnforcePtr(ptr)
+	if err != nil || items.Kind() != reflect.Slice {
+		return nil, fmt.Errorf("list object %T has no Items slice", list)
+	}
+	return reflect.PointerTo(items.Type().Elem()), nil
+}
+
 // setItems sets the Items of a list object (a typed list such as
 // ConfigMapList, or an UnstructuredList) to elems, whose objects must be
 // pointers to the items' type. No items is [], not nil, so that it

@@ -1,0 +1,219 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+
+	"github.com/capstan-io/capstan/audit"
+	"github.com/capstan-io/capstan/registry/rest"
+)
+
+// listForResponse lists through the storage's ListForResponse when it has
+// one: the items may then come apart from the list, as the watch cache's
+// own objects.
+func (s *Scope) listForResponse(ctx context.Context, lister rest.Lister, opts *rest.ListOptions) (runtime.Object, []runtime.Object, error) {
+	if rl, ok := s.Storage.(rest.ResponseLister); ok {
+		return rl.ListForResponse(ctx, opts)
+	}
+	list, err := lister.List(ctx, opts)
+	return list, nil, err
+}
+
+// writeList writes list, whose items are items when those are not nil.
+// JSON and protobuf answers are written from items one by one, so that a
+// list of N objects never holds N copies of them; other forms (a Table,
+// metadata, YAML, indented JSON, an audited response) get the items
+// copied into the list, as shallow copies.
+func (s *Scope) writeList(w http.ResponseWriter, r *http.Request, list runtime.Object, items []runtime.Object) {
+	if items == nil {
+		s.writeObject(w, r, http.StatusOK, list)
+		return
+	}
+	out, err := negotiateOutput(r, s.Serializer, s.shapesFor(list))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if encode := s.sharedListEncoder(r, out, list, items); encode != nil {
+		writeEncoded(w, r, s.Serializer, http.StatusOK, out.info.MediaType, encode)
+		return
+	}
+	if err := meta.SetList(list, items); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeObject(w, r, http.StatusOK, list)
+}
+
+// sharedListEncoder returns what writes list with items as the codec
+// would write list holding them, byte for byte, or nil if the answer
+// needs the whole list. The list's own part (kind, apiVersion, metadata)
+// is the codec's encoding of the list without items.
+func (s *Scope) sharedListEncoder(r *http.Request, out output, list runtime.Object, items []runtime.Object) func(io.Writer) error {
+	if out.as != asObject || wantsPretty(r) || audit.From(r.Context()).Level() == auditv1.LevelRequestResponse {
+		return nil
+	}
+	gv := s.targetVersion(list)
+	if !s.encodedAsIs(list, gv) {
+		return nil
+	}
+	var itemsEncoder func(w io.Writer, head []byte, items []runtime.Object) error
+	switch out.info.MediaType {
+	case runtime.ContentTypeJSON:
+		itemsEncoder = writeJSONList
+	case runtime.ContentTypeProtobuf:
+		if len(items) > 0 {
+			if _, ok := items[0].(protoMarshaler); !ok {
+				return nil
+			}
+		}
+		itemsEncoder = writeProtobufList
+	default:
+		return nil
+	}
+	if err := meta.SetList(list, nil); err != nil {
+		return nil
+	}
+	var head bytes.Buffer
+	if err := s.Serializer.EncoderForVersion(out.info.Serializer, gv).Encode(list, &head); err != nil {
+		return nil
+	}
+	return func(w io.Writer) error { return itemsEncoder(w, head.Bytes(), items) }
+}
+
+// encodedAsIs reports whether the codec encodes list without converting
+// it (and so its items): its type is gv's.
+func (s *Scope) encodedAsIs(list runtime.Object, gv schema.GroupVersion) bool {
+	if s.Typer == nil {
+		return false
+	}
+	gvks, _, err := s.Typer.ObjectKinds(list)
+	return err == nil && slices.ContainsFunc(gvks, func(gvk schema.GroupVersionKind) bool { return gvk.GroupVersion() == gv })
+}
+
+// jsonListEnd ends the JSON of a list with no items.
+var jsonListEnd = []byte(`"items":[]}` + "\n")
+
+// writeJSONList writes head, the JSON of the list without items, with
+// items in it. Each item is encoded as encoding/json encodes it inside the
+// list, as apimachinery's streaming encoder writes them.
+func writeJSONList(w io.Writer, head []byte, items []runtime.Object) error {
+	if !bytes.HasSuffix(head, jsonListEnd) {
+		return errors.New("unexpected JSON encoding of an empty list")
+	}
+	if _, err := w.Write(head[:len(head)-len("]}\n")]); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for i, item := range items {
+		buf.Reset()
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := enc.Encode(item); err != nil {
+			return err
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write([]byte("]}\n"))
+	return err
+}
+
+// protoMarshaler is what generated protobuf types implement.
+type protoMarshaler interface {
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
+}
+
+// protobufPrefix starts kube's protobuf encoding of an object.
+var protobufPrefix = []byte("k8s\x00")
+
+// protoItemsTag is the tag of a list's items: field 2, length-delimited.
+const protoItemsTag = 2<<3 | 2
+
+// writeProtobufList writes head, the protobuf of the list without items
+// (the prefix, then a runtime.Unknown whose Raw is the list's metadata),
+// with items in it: an Unknown whose Raw is that metadata followed by each
+// item. Raw's length comes first, so the items are sized before any is
+// written.
+func writeProtobufList(w io.Writer, head []byte, items []runtime.Object) error {
+	if !bytes.HasPrefix(head, protobufPrefix) {
+		return errors.New("unexpected protobuf encoding of an empty list")
+	}
+	var unk runtime.Unknown
+	if err := unk.Unmarshal(head[len(protobufPrefix):]); err != nil {
+		return err
+	}
+	listMeta := unk.Raw
+	unk.Raw = nil
+	sizes := make([]int, len(items))
+	total := len(listMeta)
+	for i, item := range items {
+		m, ok := item.(protoMarshaler)
+		if !ok {
+			return errors.New("list item is not a protobuf message")
+		}
+		sizes[i] = m.Size()
+		total += 1 + varintSize(sizes[i]) + sizes[i]
+	}
+	if _, err := w.Write(protobufPrefix); err != nil {
+		return err
+	}
+	_, err := unk.MarshalToWriter(w, total, func(w io.Writer) (int, error) {
+		return writeProtobufItems(w, listMeta, items, sizes)
+	})
+	return err
+}
+
+// writeProtobufItems writes listMeta, then each item with its tag and
+// length, through one buffer the size of the largest.
+func writeProtobufItems(w io.Writer, listMeta []byte, items []runtime.Object, sizes []int) (int, error) {
+	written, err := w.Write(listMeta)
+	if err != nil {
+		return written, err
+	}
+	var buf []byte
+	for i, item := range items {
+		n := 1 + varintSize(sizes[i]) + sizes[i]
+		if cap(buf) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		buf[0] = protoItemsTag
+		k := 1 + binary.PutUvarint(buf[1:], uint64(sizes[i]))
+		m, err := item.(protoMarshaler).MarshalToSizedBuffer(buf[k:])
+		if err != nil {
+			return written, err
+		}
+		if m != sizes[i] {
+			return written, errors.New("list item changed size while encoded")
+		}
+		wn, err := w.Write(buf)
+		written += wn
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}
+
+// varintSize is how many bytes the varint of n takes.
+func varintSize(n int) int {
+	var b [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(b[:], uint64(n))
+}
