@@ -71,7 +71,7 @@ func encodeTo(w http.ResponseWriter, r *http.Request, ns runtime.NegotiatedSeria
 		serializer = info.PrettySerializer
 	}
 	writeEncoded(w, r, ns, code, info.MediaType, func(w io.Writer) error {
-		return ns.EncoderForVersion(serializer, gv).Encode(obj, w)
+		return encodeObject(ns.EncoderForVersion(serializer, gv), obj, w)
 	})
 }
 
