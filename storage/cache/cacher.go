@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -102,6 +103,10 @@ type Cacher struct {
 	clock          clock.WithTicker
 	progress       *progressRequester
 	revisions      *revisionBatcher
+	// backendReached is a revision the backend is known to have reached:
+	// the latest of a write through the cache or of a revision read that
+	// found the cache behind. While the cache is older, it is behind.
+	backendReached atomic.Uint64
 	budget         *timeBudget // used by Run's goroutine only
 
 	// targets is reused by Run's goroutine to collect the watchers of an

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/capstan-io/capstan/storage"
 )
@@ -98,3 +100,78 @@ func TestConsistentGetFallback(t *testing.T) {
 		t.Fatalf("get after an update at %s: %s (a write elsewhere at %s)", updated.ResourceVersion, got.ResourceVersion, elsewhere.ResourceVersion)
 	}
 }
+
+// TestConsistentGetAfterWrite: a consistent get after a write through the
+// cache, while the cache has not seen it, goes to the backend at once,
+// without a revision read, and sees the write; once the cache has caught
+// up, gets are served by the cache again.
+func TestConsistentGetAfterWrite(t *testing.T) {
+	s := &heldStorage{countingStorage: &countingStorage{Store: newTestStore(t)}}
+	c := newTestCacher(t, s, Config{})
+	create(t, c, "written", "a", "k", "0")
+	s.hold.Lock() // the cache sees nothing new until Unlock
+	updated := setData(t, c, "written", "a", "k", "v")
+	gets, revisionReads := s.gets.Load(), s.revisionReads.Load()
+	if got := getCM(t, c, "written", "a"); got.ResourceVersion != updated.ResourceVersion || got.Data["k"] != "v" {
+		t.Fatalf("get after an update at %s: %s %v", updated.ResourceVersion, got.ResourceVersion, got.Data)
+	}
+	if n := s.revisionReads.Load() - revisionReads; n != 0 {
+		t.Errorf("the get read the backend's revision %d times; the cache is known to be behind", n)
+	}
+	if n := s.gets.Load() - gets; n != 1 {
+		t.Errorf("the get reached the backend %d times, want 1", n)
+	}
+	s.hold.Unlock()
+	waitForRV(t, c, rvOf(t, updated.ResourceVersion))
+	for range 500 {
+		gets := s.gets.Load()
+		if got := getCM(t, c, "written", "a"); got.ResourceVersion != updated.ResourceVersion {
+			t.Fatalf("get at %s after the cache caught up: %s", updated.ResourceVersion, got.ResourceVersion)
+		}
+		if s.gets.Load() == gets {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Error("once the cache caught up, consistent gets still go to the backend")
+}
+
+// heldStorage counts revision reads, and holds back its watches' events
+// (progress too) while hold is locked.
+type heldStorage struct {
+	*countingStorage
+	revisionReads atomic.Int64
+	hold          sync.RWMutex
+}
+
+func (s *heldStorage) CurrentResourceVersion(ctx context.Context) (uint64, error) {
+	s.revisionReads.Add(1)
+	return s.countingStorage.CurrentResourceVersion(ctx)
+}
+
+func (s *heldStorage) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
+	w, err := s.countingStorage.Watch(ctx, key, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan watch.Event)
+	go func() {
+		defer close(out)
+		for e := range w.ResultChan() {
+			s.hold.RLock()
+			select {
+			case out <- e:
+			case <-ctx.Done():
+			}
+			s.hold.RUnlock()
+		}
+	}()
+	return &heldWatch{Interface: w, out: out}, nil
+}
+
+type heldWatch struct {
+	watch.Interface
+	out chan watch.Event
+}
+
+func (w *heldWatch) ResultChan() <-chan watch.Event { return w.out }

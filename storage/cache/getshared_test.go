@@ -64,6 +64,9 @@ func TestGetShared(t *testing.T) {
 	s := &countingStorage{Store: newTestStore(t)}
 	c := newTestCacher(t, s, Config{})
 	created := create(t, s.Store, "shared", "a", "k", "1")
+	// Served by the cache once it has seen the write (until then, from
+	// the backend, as a plain object).
+	waitForRV(t, c, rvOf(t, created.ResourceVersion))
 	gets := s.gets.Load()
 	calls := 0
 	first := getShared(t, c, "shared", "a")
@@ -87,6 +90,7 @@ func TestGetShared(t *testing.T) {
 	copied.Data["k"] = "changed by the caller"
 
 	updated := setData(t, s.Store, "shared", "a", "k", "2")
+	waitForRV(t, c, rvOf(t, updated.ResourceVersion))
 	co := getShared(t, c, "shared", "a")
 	if got, want := encodeCounting(t, co, &calls), updated.ResourceVersion+" 2 true"; got != want {
 		t.Errorf("after an update, encoded %q, want %q", got, want)

@@ -2,18 +2,21 @@ package cache
 
 import (
 	"context"
+	"strconv"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-io/capstan/storage"
 )
 
 // Writes, Count and CurrentResourceVersion go to the backend: the cache
-// sees the results through its watch.
+// sees the results through its watch. Until it does, it is known to be
+// behind (wrote), and consistent GETs go to the backend at once.
 
 // Create stores obj in the backend.
 func (c *Cacher) Create(ctx context.Context, key string, obj, out runtime.Object, ttl uint64) error {
-	return c.storage.Create(ctx, key, obj, out, ttl)
+	return c.wrote(out, c.storage.Create(ctx, key, obj, out, ttl))
 }
 
 // GuaranteedUpdate updates key in the backend. Without a cachedExisting
@@ -24,7 +27,7 @@ func (c *Cacher) GuaranteedUpdate(ctx context.Context, key string, dest runtime.
 	if cachedExisting == nil {
 		cachedExisting = c.cachedCopy(key)
 	}
-	return c.storage.GuaranteedUpdate(ctx, key, dest, ignoreNotFound, preconditions, tryUpdate, cachedExisting)
+	return c.wrote(dest, c.storage.GuaranteedUpdate(ctx, key, dest, ignoreNotFound, preconditions, tryUpdate, cachedExisting))
 }
 
 // Delete deletes key in the backend, offering the cache's copy as
@@ -34,7 +37,21 @@ func (c *Cacher) Delete(ctx context.Context, key string, out runtime.Object, pre
 	if cachedExisting == nil {
 		cachedExisting = c.cachedCopy(key)
 	}
-	return c.storage.Delete(ctx, key, out, preconditions, validateDeletion, cachedExisting)
+	return c.wrote(out, c.storage.Delete(ctx, key, out, preconditions, validateDeletion, cachedExisting))
+}
+
+// wrote records the revision of a write's result, unless the write
+// failed, and returns its error.
+func (c *Cacher) wrote(out runtime.Object, err error) error {
+	if err != nil {
+		return err
+	}
+	if m, merr := meta.Accessor(out); merr == nil {
+		if rv, perr := strconv.ParseUint(m.GetResourceVersion(), 10, 64); perr == nil {
+			c.backendAt(rv)
+		}
+	}
+	return nil
 }
 
 // Count counts in the backend.
