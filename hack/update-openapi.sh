@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates openapi/generated/zz_generated.openapi.go: the OpenAPI
-# definitions of every type in k8s.io/api, of capstan's own API types (like
-# apiextensions.k8s.io/v1) and of the k8s.io/apimachinery types they use,
+# definitions of the k8s.io/api group versions capstan serves, of capstan's
+# own API types (like apiextensions.k8s.io/v1) and of the k8s.io/apimachinery
+# types they use,
 # made by kube-openapi's openapi-gen at the version go.mod pins. Run it after
 # bumping k8s.io/api, k8s.io/apimachinery or k8s.io/kube-openapi, or after
 # changing a type of capstan's apis/ packages (hack/update-codegen.sh first).
@@ -18,14 +19,34 @@ out_pkg="github.com/capstan-io/capstan/openapi/generated"
 version() { go list -m -f '{{.Version}}' "$1"; }
 openapi_version="$(version k8s.io/kube-openapi)"
 
-# Every package of k8s.io/api that asks for definitions, and the
-# apimachinery packages of the types they refer to.
-api_pkgs=()
-while read -r dir pkg; do
-  if grep -qs '^// +k8s:openapi-gen=true' "$dir"/doc.go; then
-    api_pkgs+=("$pkg")
-  fi
-done < <(go list -f '{{.Dir}} {{.ImportPath}}' k8s.io/api/...)
+# The packages of k8s.io/api whose group versions capstan serves (add one
+# when controlplane serves a new group version; test/e2e's TestOpenAPI fails
+# without it). The documents, like kube's, hold only the definitions that
+# served paths reach, so the others (two thirds of k8s.io/api: betas,
+# alphas, groups capstan does not serve) would only make the binary larger
+# and the managed-fields types built at every start slower.
+api_pkgs=(
+  k8s.io/api/apps/v1
+  k8s.io/api/authentication/v1
+  k8s.io/api/authorization/v1
+  k8s.io/api/autoscaling/v1
+  k8s.io/api/autoscaling/v2
+  k8s.io/api/batch/v1
+  k8s.io/api/certificates/v1
+  k8s.io/api/coordination/v1
+  k8s.io/api/core/v1
+  k8s.io/api/discovery/v1
+  k8s.io/api/events/v1
+  k8s.io/api/flowcontrol/v1
+  k8s.io/api/networking/v1
+  k8s.io/api/node/v1
+  k8s.io/api/policy/v1
+  k8s.io/api/rbac/v1
+  k8s.io/api/scheduling/v1
+  k8s.io/api/storage/v1
+  # batch/v1's Job refers to workload scheduling types of this one
+  k8s.io/api/scheduling/v1alpha3
+)
 # capstan's own API types, of groups kube serves from modules capstan does
 # not import; their definition names are kube's through
 # +k8s:openapi-model-package.
