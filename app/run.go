@@ -46,6 +46,8 @@ func Run(ctx context.Context, o *Options, out io.Writer, ready func(*Config)) er
 	if err := o.Validate(); err != nil {
 		return err
 	}
+	restoreGC := relaxGCForStart()
+	defer restoreGC()
 	logger := newLogger(out, o.Verbosity)
 	c, err := NewConfig(ctx, o, logger)
 	if err != nil {
@@ -59,6 +61,13 @@ func Run(ctx context.Context, o *Options, out io.Writer, ready func(*Config)) er
 	c.addEncryptionHooks(chain, &o.Encryption)
 	prepared := chain.PrepareRun()
 	chain.AddPostStartHook("capstan-ready-notice", func(hc server.HookContext) error {
+		go func() {
+			select {
+			case <-hc.HooksDone:
+			case <-hc.Done():
+			}
+			restoreGC()
+		}()
 		if ready != nil {
 			ready(c)
 		}
