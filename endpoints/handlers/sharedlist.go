@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
@@ -31,10 +32,10 @@ func (s *Scope) listForResponse(ctx context.Context, lister rest.Lister, opts *r
 }
 
 // writeList writes list, whose items are items when those are not nil.
-// JSON and protobuf answers are written from items one by one, so that a
-// list of N objects never holds N copies of them; other forms (a Table,
-// metadata, YAML, indented JSON, an audited response) get the items
-// copied into the list, as shallow copies.
+// JSON and protobuf answers, of the objects or of their metadata, are
+// written from items one by one, so that a list of N objects never holds
+// N copies of them; other forms (a Table, YAML, indented JSON, an audited
+// response) get the items copied into the list, as shallow copies.
 func (s *Scope) writeList(w http.ResponseWriter, r *http.Request, list runtime.Object, items []runtime.Object) {
 	if items == nil {
 		s.writeObject(w, r, http.StatusOK, list)
@@ -56,40 +57,89 @@ func (s *Scope) writeList(w http.ResponseWriter, r *http.Request, list runtime.O
 	s.writeObject(w, r, http.StatusOK, list)
 }
 
-// sharedListEncoder returns what writes list with items as the codec
-// would write list holding them, byte for byte, or nil if the answer
-// needs the whole list. The list's own part (kind, apiVersion, metadata)
-// is the codec's encoding of the list without items.
+// itemSource yields the items of a list being written, one at a time.
+type itemSource struct {
+	n  int
+	at func(i int) (runtime.Object, error)
+}
+
+// metadataOfItems yields the metadata of each of items, as partialMetadata
+// does, in one PartialObjectMetadata reused for every item: each is
+// encoded before the next is asked for.
+func metadataOfItems(items []runtime.Object, version string) func(int) (runtime.Object, error) {
+	pom := &metav1.PartialObjectMetadata{}
+	pom.APIVersion, pom.Kind = metav1.GroupName+"/"+version, "PartialObjectMetadata"
+	return func(i int) (runtime.Object, error) {
+		if a, ok := items[i].(metav1.ObjectMetaAccessor); ok {
+			if om, ok := a.GetObjectMeta().(*metav1.ObjectMeta); ok {
+				pom.ObjectMeta = *om
+				return pom, nil
+			}
+		}
+		m, err := meta.Accessor(items[i])
+		if err != nil {
+			return nil, err
+		}
+		pom.ObjectMeta = meta.AsPartialObjectMetadata(m).ObjectMeta
+		return pom, nil
+	}
+}
+
+// sharedListEncoder returns what writes list with items (or their
+// metadata, as out asks) as the codec would write the list holding them,
+// byte for byte, or nil if the answer needs the whole list. The list's own
+// part (kind, apiVersion, metadata) is the codec's encoding of the list
+// without items.
 func (s *Scope) sharedListEncoder(r *http.Request, out output, list runtime.Object, items []runtime.Object) func(io.Writer) error {
-	if out.as != asObject || wantsPretty(r) || audit.From(r.Context()).Level() == auditv1.LevelRequestResponse {
+	if wantsPretty(r) || audit.From(r.Context()).Level() == auditv1.LevelRequestResponse {
+		return nil
+	}
+	src := itemSource{n: len(items), at: func(i int) (runtime.Object, error) { return items[i], nil }}
+	switch out.as {
+	case asObject:
+		if err := meta.SetList(list, nil); err != nil {
+			return nil
+		}
+	case asMetadataList:
+		pomList := emptyPartialMetadataList(list, out.version)
+		if len(items) > 0 {
+			// [] in the head, for the items to go in; with none, the
+			// whole list's null is written.
+			pomList.Items = []metav1.PartialObjectMetadata{}
+		}
+		list, src.at = pomList, metadataOfItems(items, out.version)
+	default:
 		return nil
 	}
 	gv := s.targetVersion(list)
 	if !s.encodedAsIs(list, gv) {
 		return nil
 	}
-	var itemsEncoder func(w io.Writer, head []byte, items []runtime.Object) error
-	switch out.info.MediaType {
-	case runtime.ContentTypeJSON:
-		itemsEncoder = writeJSONList
-	case runtime.ContentTypeProtobuf:
-		if len(items) > 0 {
-			if _, ok := items[0].(protoMarshaler); !ok {
-				return nil
-			}
-		}
-		itemsEncoder = writeProtobufList
-	default:
-		return nil
-	}
-	if err := meta.SetList(list, nil); err != nil {
-		return nil
-	}
 	var head bytes.Buffer
 	if err := s.Serializer.EncoderForVersion(out.info.Serializer, gv).Encode(list, &head); err != nil {
 		return nil
 	}
-	return func(w io.Writer) error { return itemsEncoder(w, head.Bytes(), items) }
+	switch out.info.MediaType {
+	case runtime.ContentTypeJSON:
+		if !bytes.HasSuffix(head.Bytes(), jsonListEnd) {
+			return nil
+		}
+		return func(w io.Writer) error { return writeJSONList(w, head.Bytes(), src) }
+	case runtime.ContentTypeProtobuf:
+		var unk runtime.Unknown
+		if !bytes.HasPrefix(head.Bytes(), protobufPrefix) || unk.Unmarshal(head.Bytes()[len(protobufPrefix):]) != nil {
+			return nil
+		}
+		if src.n > 0 {
+			if first, err := src.at(0); err != nil {
+				return nil
+			} else if _, ok := first.(protoMarshaler); !ok {
+				return nil
+			}
+		}
+		return func(w io.Writer) error { return writeProtobufList(w, unk, src) }
+	}
+	return nil
 }
 
 // encodedAsIs reports whether the codec encodes list without converting
@@ -106,18 +156,19 @@ func (s *Scope) encodedAsIs(list runtime.Object, gv schema.GroupVersion) bool {
 var jsonListEnd = []byte(`"items":[]}` + "\n")
 
 // writeJSONList writes head, the JSON of the list without items, with
-// items in it. Each item is encoded as encoding/json encodes it inside the
+// the items in it. Each is encoded as encoding/json encodes it inside the
 // list, as apimachinery's streaming encoder writes them.
-func writeJSONList(w io.Writer, head []byte, items []runtime.Object) error {
-	if !bytes.HasSuffix(head, jsonListEnd) {
-		return errors.New("unexpected JSON encoding of an empty list")
-	}
+func writeJSONList(w io.Writer, head []byte, src itemSource) error {
 	if _, err := w.Write(head[:len(head)-len("]}\n")]); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	for i, item := range items {
+	for i := range src.n {
+		item, err := src.at(i)
+		if err != nil {
+			return err
+		}
 		buf.Reset()
 		if i > 0 {
 			buf.WriteByte(',')
@@ -146,27 +197,19 @@ var protobufPrefix = []byte("k8s\x00")
 // protoItemsTag is the tag of a list's items: field 2, length-delimited.
 const protoItemsTag = 2<<3 | 2
 
-// writeProtobufList writes head, the protobuf of the list without items
-// (the prefix, then a runtime.Unknown whose Raw is the list's metadata),
-// with items in it: an Unknown whose Raw is that metadata followed by each
-// item. Raw's length comes first, so the items are sized before any is
-// written.
-func writeProtobufList(w io.Writer, head []byte, items []runtime.Object) error {
-	if !bytes.HasPrefix(head, protobufPrefix) {
-		return errors.New("unexpected protobuf encoding of an empty list")
-	}
-	var unk runtime.Unknown
-	if err := unk.Unmarshal(head[len(protobufPrefix):]); err != nil {
-		return err
-	}
+// writeProtobufList writes unk, the protobuf of the list without items
+// (after the prefix, a runtime.Unknown whose Raw is the list's metadata),
+// with the items in it: Raw is then that metadata followed by each item.
+// Raw's length comes first, so the items are sized before any is written.
+func writeProtobufList(w io.Writer, unk runtime.Unknown, src itemSource) error {
 	listMeta := unk.Raw
 	unk.Raw = nil
-	sizes := make([]int, len(items))
+	sizes := make([]int, src.n)
 	total := len(listMeta)
-	for i, item := range items {
-		m, ok := item.(protoMarshaler)
-		if !ok {
-			return errors.New("list item is not a protobuf message")
+	for i := range src.n {
+		m, err := protoItem(src, i)
+		if err != nil {
+			return err
 		}
 		sizes[i] = m.Size()
 		total += 1 + varintSize(sizes[i]) + sizes[i]
@@ -175,20 +218,36 @@ func writeProtobufList(w io.Writer, head []byte, items []runtime.Object) error {
 		return err
 	}
 	_, err := unk.MarshalToWriter(w, total, func(w io.Writer) (int, error) {
-		return writeProtobufItems(w, listMeta, items, sizes)
+		return writeProtobufItems(w, listMeta, src, sizes)
 	})
 	return err
 }
 
+func protoItem(src itemSource, i int) (protoMarshaler, error) {
+	item, err := src.at(i)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := item.(protoMarshaler)
+	if !ok {
+		return nil, errors.New("list item is not a protobuf message")
+	}
+	return m, nil
+}
+
 // writeProtobufItems writes listMeta, then each item with its tag and
 // length, through one buffer the size of the largest.
-func writeProtobufItems(w io.Writer, listMeta []byte, items []runtime.Object, sizes []int) (int, error) {
+func writeProtobufItems(w io.Writer, listMeta []byte, src itemSource, sizes []int) (int, error) {
 	written, err := w.Write(listMeta)
 	if err != nil {
 		return written, err
 	}
 	var buf []byte
-	for i, item := range items {
+	for i := range src.n {
+		item, err := protoItem(src, i)
+		if err != nil {
+			return written, err
+		}
 		n := 1 + varintSize(sizes[i]) + sizes[i]
 		if cap(buf) < n {
 			buf = make([]byte, n)
@@ -196,7 +255,7 @@ func writeProtobufItems(w io.Writer, listMeta []byte, items []runtime.Object, si
 		buf = buf[:n]
 		buf[0] = protoItemsTag
 		k := 1 + binary.PutUvarint(buf[1:], uint64(sizes[i]))
-		m, err := item.(protoMarshaler).MarshalToSizedBuffer(buf[k:])
+		m, err := item.MarshalToSizedBuffer(buf[k:])
 		if err != nil {
 			return written, err
 		}

@@ -36,13 +36,7 @@ func partialMetadata(obj runtime.Object, version string) (*metav1.PartialObjectM
 }
 
 func partialMetadataList(obj runtime.Object, version string) (*metav1.PartialObjectMetadataList, error) {
-	list := &metav1.PartialObjectMetadataList{}
-	list.APIVersion, list.Kind = metav1.GroupName+"/"+version, "PartialObjectMetadataList"
-	if li, err := meta.ListAccessor(obj); err == nil {
-		list.ResourceVersion = li.GetResourceVersion()
-		list.Continue = li.GetContinue()
-		list.RemainingItemCount = li.GetRemainingItemCount()
-	}
+	list := emptyPartialMetadataList(obj, version)
 	err := meta.EachListItem(obj, func(item runtime.Object) error {
 		pom, err := partialMetadata(item, version)
 		if err != nil {
@@ -52,4 +46,17 @@ func partialMetadataList(obj runtime.Object, version string) (*metav1.PartialObj
 		return nil
 	})
 	return list, err
+}
+
+// emptyPartialMetadataList is the metadata list of obj, a list, without
+// its items.
+func emptyPartialMetadataList(obj runtime.Object, version string) *metav1.PartialObjectMetadataList {
+	list := &metav1.PartialObjectMetadataList{}
+	list.APIVersion, list.Kind = metav1.GroupName+"/"+version, "PartialObjectMetadataList"
+	if li, err := meta.ListAccessor(obj); err == nil {
+		list.ResourceVersion = li.GetResourceVersion()
+		list.Continue = li.GetContinue()
+		list.RemainingItemCount = li.GetRemainingItemCount()
+	}
+	return list
 }
