@@ -38,7 +38,8 @@ type Mutator interface {
 	Admit(ctx context.Context, a *Attributes) error
 }
 
-// Validator may refuse a write.
+// Validator may refuse a write. It must not change the Attributes'
+// objects: storage hands over the objects it writes and read, not copies.
 type Validator interface {
 	Validate(ctx context.Context, a *Attributes) error
 }

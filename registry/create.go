@@ -37,7 +37,9 @@ func (s *Store) createOnce(ctx context.Context, obj runtime.Object, validate res
 		return nil, err
 	}
 	if validate != nil {
-		if err := validate(ctx, obj.DeepCopyObject()); err != nil {
+		// Admission reads the object it is given (rest.ValidateObjectFunc):
+		// no copy of it.
+		if err := validate(ctx, obj); err != nil {
 			return nil, err
 		}
 	}

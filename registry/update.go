@@ -98,7 +98,7 @@ func (u *updateAttempt) create(ctx context.Context) (runtime.Object, error) {
 		return nil, err
 	}
 	if u.createValidation != nil {
-		if err := u.createValidation(ctx, obj.DeepCopyObject()); err != nil {
+		if err := u.createValidation(ctx, obj); err != nil {
 			return nil, err
 		}
 	}
@@ -140,7 +140,9 @@ func (u *updateAttempt) update(ctx context.Context, existing runtime.Object, exi
 		return nil, err
 	}
 	if u.updateValidation != nil {
-		if err := u.updateValidation(ctx, obj.DeepCopyObject(), existing.DeepCopyObject()); err != nil {
+		// Admission only reads obj and existing: no copies of them (two
+		// full objects per update, a CRD's schemas included).
+		if err := u.updateValidation(ctx, obj, existing); err != nil {
 			return nil, err
 		}
 	}

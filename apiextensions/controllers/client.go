@@ -48,13 +48,17 @@ func newCRDClient(cfg *rest.Config) (*crdClient, error) {
 	), nil
 }
 
+// metadataOnly asks the server to answer with the object's metadata only
+// (a PartialObjectMetadata), not the object.
+const metadataOnly = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+
 // updateStatus writes crd's status and returns the resourceVersion the
-// write got. The server's answer is read for that only, not decoded into
-// a CRD: most of a CRD is its schemas, which a status write leaves as
-// they were.
+// write got. The server answers with the metadata only: most of a CRD is
+// its schemas, which a status write leaves as they were, and which the
+// server would otherwise encode and this client scan.
 func updateStatus(ctx context.Context, client *crdClient, crd *apiextv1.CustomResourceDefinition) (string, error) {
 	raw, err := client.GetClient().Put().Resource("customresourcedefinitions").Name(crd.Name).SubResource("status").
-		Body(crd).Do(ctx).Raw()
+		SetHeader("Accept", metadataOnly).Body(crd).Do(ctx).Raw()
 	if err != nil {
 		return "", err
 	}
@@ -65,6 +69,9 @@ func updateStatus(ctx context.Context, client *crdClient, crd *apiextv1.CustomRe
 	}
 	if err := json.Unmarshal(raw, &answer); err != nil {
 		return "", fmt.Errorf("reading the answer to the status update of %s: %w", crd.Name, err)
+	}
+	if answer.Metadata.ResourceVersion == "" {
+		return "", fmt.Errorf("the answer to the status update of %s has no resourceVersion", crd.Name)
 	}
 	return answer.Metadata.ResourceVersion, nil
 }

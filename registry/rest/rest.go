@@ -106,10 +106,12 @@ func (f UpdatedObjectFunc) UpdatedObject(ctx context.Context, old runtime.Object
 	return f(ctx, old)
 }
 
-// ValidateObjectFunc is admission's validation of a create or delete.
+// ValidateObjectFunc is admission's validation of a create or delete. It
+// must not change obj: storage hands it the object it writes, not a copy.
 type ValidateObjectFunc func(ctx context.Context, obj runtime.Object) error
 
-// ValidateObjectUpdateFunc is admission's validation of an update.
+// ValidateObjectUpdateFunc is admission's validation of an update. It must
+// not change obj or old: storage hands it its own objects, not copies.
 type ValidateObjectUpdateFunc func(ctx context.Context, obj, old runtime.Object) error
 
 // ValidateAllObjectFunc accepts everything.

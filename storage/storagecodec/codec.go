@@ -36,5 +36,5 @@ func decoder(scheme *runtime.Scheme, pb *protobuf.Serializer) runtime.Decoder {
 }
 
 func jsonSerializer(scheme *runtime.Scheme) *json.Serializer {
-	return json.NewSerializerWithOptions(json.DefaultMetaFactory, scheme, scheme, json.SerializerOptions{})
+	return json.NewSerializerWithOptions(typeMetaFactory{}, scheme, scheme, json.SerializerOptions{})
 }
