@@ -149,10 +149,12 @@ func (h *rbacHooks) startInformers(hc server.HookContext) error {
 
 // runAggregation runs the cluster role aggregation controller, which kube
 // runs in kube-controller-manager: admin, edit and view get their rules
-// from the roles labeled to aggregate into them. It starts once the
-// bootstrap policy is written, as kube's controller manager starts after
-// the API server, so that it aggregates the bootstrap roles once rather
-// than again after each of them is created.
+// from the roles labeled to aggregate into them. It starts once every
+// post-start hook has finished (the bootstrap policy is written), as kube's
+// controller manager starts after the API server: it aggregates the
+// bootstrap roles once rather than again after each of them is created,
+// and its list and server-side applies do not compete with the start for
+// the CPU. /readyz never waited for it.
 func (h *rbacHooks) runAggregation(hc server.HookContext) error {
 	client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
 	if err != nil {
@@ -165,7 +167,7 @@ func (h *rbacHooks) runAggregation(hc server.HookContext) error {
 	}
 	go func() {
 		select {
-		case <-h.bootstrapped:
+		case <-hc.HooksDone:
 			ctrl.Run(hc, 1)
 		case <-hc.Done():
 		}
