@@ -99,6 +99,9 @@ func (p *PreparedServer) Run(ctx context.Context) error {
 		TLSConfig:         p.tlsConfig(),
 		ErrorLog:          nil,
 	}
+	if err := configureHTTP2(srv); err != nil {
+		return err
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.ServeTLS(c.Serving.Listener, "", "") }()
 	if c.DebugSocketPath != "" {
