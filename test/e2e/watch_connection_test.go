@@ -107,7 +107,7 @@ func BenchmarkWatchFanOut250(b *testing.B) {
 	}
 	var delivered sync.WaitGroup
 	for range watchers {
-		w, err := cms.Watch(context.Background(), metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+		w, err := cms.Watch(context.Background(), metav1.ListOptions{ResourceVersion: list.ResourceVersion, LabelSelector: "size=small"})
 		if err != nil {
 			b.Fatal(err)
 		}
