@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/capstan-io/capstan/internal/testkit"
 )
@@ -95,9 +96,14 @@ func wantAllAdded(t *testing.T, ws []watch.Interface, prefix string, from, to in
 func BenchmarkWatchFanOut250(b *testing.B) {
 	const watchers = 250
 	s := testkit.StartServer(b)
-	c := s.Client(b)
+	cfg := rest.CopyConfig(s.Config)
+	cfg.QPS = -1 // no client-side rate limit: the writes are what is timed
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
 	ns := fmt.Sprintf("bench-%d", nameSeq.Add(1))
-	if _, err := c.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err = c.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	cms := c.CoreV1().ConfigMaps(ns)
