@@ -102,8 +102,8 @@ func (p *PreparedServer) Run(ctx context.Context) error {
 	if err := configureHTTP2(srv); err != nil {
 		return err
 	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.ServeTLS(c.Serving.Listener, "", "") }()
+	// The debug socket is up before the first request is served, so that
+	// whoever sees /readyz can profile.
 	if c.DebugSocketPath != "" {
 		stop, err := serveDebugSocket(c.DebugSocketPath)
 		if err != nil {
@@ -111,6 +111,8 @@ func (p *PreparedServer) Run(ctx context.Context) error {
 		}
 		defer stop()
 	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.ServeTLS(c.Serving.Listener, "", "") }()
 	// What post-start hooks start (controllers, watch caches) runs until
 	// the server stops serving, not only until shutdown begins: requests
 	// are still served during the shutdown delay.
