@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/capstan-io/capstan/registry/rest"
@@ -74,6 +75,11 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 	stream := out.info.StreamSerializer
 	framed := stream.Framer.NewFrameWriter(w)
 	var embedded bytes.Buffer
+	// The encoder of the last event's version: making one per event (its
+	// identifier is built on each) was 4% of the server's CPU when 1,000
+	// watches got an event.
+	var encoderGV schema.GroupVersion
+	var encoder runtime.Encoder
 	for {
 		select {
 		case <-ctx.Done():
@@ -95,7 +101,10 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 				}
 			}
 			embedded.Reset()
-			if err := s.Serializer.EncoderForVersion(out.info.Serializer, s.targetVersion(obj)).Encode(obj, &embedded); err != nil {
+			if gv := s.targetVersion(obj); encoder == nil || gv != encoderGV {
+				encoderGV, encoder = gv, s.Serializer.EncoderForVersion(out.info.Serializer, gv)
+			}
+			if err := encoder.Encode(obj, &embedded); err != nil {
 				s.Logger.Error("encoding watch event", "err", err)
 				return
 			}
