@@ -61,6 +61,9 @@ func (s *Scope) writeList(w http.ResponseWriter, r *http.Request, list runtime.O
 type itemSource struct {
 	n  int
 	at func(i int) (runtime.Object, error)
+	// cached says the items are the watch cache's own objects, which
+	// never change: their encodings may be remembered (protoItems).
+	cached bool
 }
 
 // metadataOfItems yields the metadata of each of items, as partialMetadata
@@ -94,7 +97,7 @@ func (s *Scope) sharedListEncoder(r *http.Request, out output, list runtime.Obje
 	if wantsPretty(r) || audit.From(r.Context()).Level() == auditv1.LevelRequestResponse {
 		return nil
 	}
-	src := itemSource{n: len(items), at: func(i int) (runtime.Object, error) { return items[i], nil }}
+	src := itemSource{n: len(items), at: func(i int) (runtime.Object, error) { return items[i], nil }, cached: true}
 	switch out.as {
 	case asObject:
 		if err := meta.SetList(list, nil); err != nil {
@@ -107,7 +110,7 @@ func (s *Scope) sharedListEncoder(r *http.Request, out output, list runtime.Obje
 			// whole list's null is written.
 			pomList.Items = []metav1.PartialObjectMetadata{}
 		}
-		list, src.at = pomList, metadataOfItems(items, out.version)
+		list, src.at, src.cached = pomList, metadataOfItems(items, out.version), false
 	default:
 		return nil
 	}
@@ -205,20 +208,36 @@ func writeProtobufList(w io.Writer, unk runtime.Unknown, src itemSource) error {
 	listMeta := unk.Raw
 	unk.Raw = nil
 	sizes := make([]int, src.n)
+	// The encodings protoItems remembers, for a list of the cache's
+	// objects small enough to use them; nil for the others.
+	var encoded [][]byte
+	if src.cached && src.n <= protoItems.maxListItems {
+		encoded = make([][]byte, src.n)
+	}
 	total := len(listMeta)
 	for i := range src.n {
 		m, err := protoItem(src, i)
 		if err != nil {
 			return err
 		}
-		sizes[i] = m.Size()
+		if encoded == nil {
+			sizes[i] = m.Size()
+		} else {
+			item := m.(runtime.Object)
+			if encoded[i] = protoItems.lookup(item); encoded[i] == nil {
+				if encoded[i], err = protoItems.encode(item, m); err != nil {
+					return err
+				}
+			}
+			sizes[i] = len(encoded[i])
+		}
 		total += 1 + varintSize(sizes[i]) + sizes[i]
 	}
 	if _, err := w.Write(protobufPrefix); err != nil {
 		return err
 	}
 	_, err := unk.MarshalToWriter(w, total, func(w io.Writer) (int, error) {
-		return writeProtobufItems(w, listMeta, src, sizes)
+		return writeProtobufItems(w, listMeta, src, sizes, encoded)
 	})
 	return err
 }
@@ -236,14 +255,24 @@ func protoItem(src itemSource, i int) (protoMarshaler, error) {
 }
 
 // writeProtobufItems writes listMeta, then each item with its tag and
-// length, through one buffer the size of the largest.
-func writeProtobufItems(w io.Writer, listMeta []byte, src itemSource, sizes []int) (int, error) {
+// length: its encoding when encoded has it, else through one buffer the
+// size of the largest.
+func writeProtobufItems(w io.Writer, listMeta []byte, src itemSource, sizes []int, encoded [][]byte) (int, error) {
 	written, err := w.Write(listMeta)
 	if err != nil {
 		return written, err
 	}
 	var buf []byte
+	header := make([]byte, 1+binary.MaxVarintLen64) // escapes through w: once per list, not per item
 	for i := range src.n {
+		if encoded != nil {
+			n, err := writeProtobufItem(w, header, encoded[i])
+			written += n
+			if err != nil {
+				return written, err
+			}
+			continue
+		}
 		item, err := protoItem(src, i)
 		if err != nil {
 			return written, err
@@ -269,6 +298,19 @@ func writeProtobufItems(w io.Writer, listMeta []byte, src itemSource, sizes []in
 		}
 	}
 	return written, nil
+}
+
+// writeProtobufItem writes one item's tag, length and encoding, the first
+// two through header.
+func writeProtobufItem(w io.Writer, header, data []byte) (int, error) {
+	header[0] = protoItemsTag
+	k := 1 + binary.PutUvarint(header[1:], uint64(len(data)))
+	n, err := w.Write(header[:k])
+	if err != nil {
+		return n, err
+	}
+	m, err := w.Write(data)
+	return n + m, err
 }
 
 // varintSize is how many bytes the varint of n takes.
