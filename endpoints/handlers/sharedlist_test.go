@@ -107,11 +107,19 @@ func TestSharedListBytesPerItem(t *testing.T) {
 	createConfigMaps(t, s, "small", small, 64)
 	createConfigMaps(t, s, "large", large, 64)
 	// Measured at about 50 bytes per item (protobuf) and 200 (JSON; 120
-	// for metadata): the pointers and sizes the list keeps per item, and
-	// the encoders' garbage (JSON's reflection). Copying each item into
-	// the list made it about 460 and 490 (metadata: 1,700 as JSON).
-	limits := map[string]uint64{kruntime.ContentTypeProtobuf: 96, kruntime.ContentTypeJSON: 256,
-		listAccepts[2]: 256, listAccepts[3]: 96}
+	// to 280 for metadata): the pointers and sizes the list keeps per
+	// item, and the encoders' garbage (JSON's reflection). Copying each
+	// item into the list made it about 460 and 490 (metadata: 625 as
+	// protobuf, 1,700 as JSON). The limits sit between, with room for the
+	// embedded etcd's and the cache's own allocations meanwhile.
+	limits := map[string]uint64{kruntime.ContentTypeProtobuf: 200, kruntime.ContentTypeJSON: 360,
+		listAccepts[2]: 400, listAccepts[3]: 200}
+	if raceEnabled {
+		// Under the race detector sync.Pool drops a share of what is put
+		// back, so the pooled encoders allocate anew; plain protobuf
+		// items use no pool and still show the bound.
+		limits = map[string]uint64{kruntime.ContentTypeProtobuf: 200}
+	}
 	for mediaType := range limits {
 		perItem := (listAllocs(scope, "large", mediaType) - listAllocs(scope, "small", mediaType)) / (large - small)
 		t.Logf("%s: %d bytes allocated per listed item", mediaType, perItem)
