@@ -156,8 +156,15 @@ func TestWatchExpiredAndTimeout(t *testing.T) {
 		}
 		return apierrors.FromObject(ev.Object)
 	})
-	if want := fmt.Sprintf("too old resource version: %s (%d)", old.ResourceVersion, compacted); s.Message != want || s.Code != 410 {
-		t.Errorf("watch from a compacted resourceVersion: %d %q, want 410 %q", s.Code, s.Message, want)
+	// The number in brackets is the oldest revision the server still
+	// has: the compacted one, or, if the cache had not reached that yet
+	// when it learned of the compaction, the cache's revision then.
+	var asked, oldest int64
+	_, err := fmt.Sscanf(s.Message, "too old resource version: %d (%d)", &asked, &oldest)
+	if err != nil || s.Code != 410 || strconv.FormatInt(asked, 10) != old.ResourceVersion ||
+		oldest <= asked || oldest > compacted || s.Message != fmt.Sprintf("too old resource version: %d (%d)", asked, oldest) {
+		t.Errorf("watch from a compacted resourceVersion: %d %q, want 410 \"too old resource version: %s (N)\" with %s < N <= %d",
+			s.Code, s.Message, old.ResourceVersion, old.ResourceVersion, compacted)
 	}
 
 	begin := time.Now()
