@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -25,6 +27,10 @@ const (
 	tickPeriod = time.Second
 )
 
+// cacheStreams numbers the caches' watch streams: two caches of one
+// resource (a custom resource's served versions) get one each.
+var cacheStreams atomic.Uint64
+
 // errRelist ends a watch that cannot go on from the cache's revision.
 var errRelist = errors.New("the backend's history no longer reaches the cache's revision")
 
@@ -35,6 +41,10 @@ var errRelist = errors.New("the backend's history no longer reaches the cache's 
 // called once; when it returns, every watcher has ended and the cache
 // passes every call to the backend.
 func (c *Cacher) Run(ctx context.Context) {
+	// A backend watch stream of the cache's own, for its watch and its
+	// progress requests: progress on a stream shared with other watches
+	// can run ahead of this watch's events (see storage.WithWatchStream).
+	ctx = storage.WithWatchStream(ctx, c.resourcePrefix+"#"+strconv.FormatUint(cacheStreams.Add(1), 10))
 	ticker := c.clock.NewTicker(tickPeriod)
 	defer ticker.Stop()
 	go c.progress.run(ctx)

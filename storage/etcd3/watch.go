@@ -55,7 +55,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 	}
 	// Require a leader so that a member cut off from its cluster ends the
 	// watch instead of silently delivering nothing.
-	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	wctx, cancel := context.WithCancel(watchContext(ctx))
 	w := &watcher{
 		s: s, ctx: wctx, cancel: cancel,
 		key: key, etcdKey: etcdKey, recursive: opts.Recursive,
