@@ -98,6 +98,14 @@ func cmKey(ns, name string) string { return "/configmaps/" + ns + "/" + name }
 // (a ConfigMap struct alone is over 300 bytes): the items are encoded from
 // the cache's objects one by one.
 func TestSharedListBytesPerItem(t *testing.T) {
+	if raceEnabled {
+		// The race detector slows the lists and drops a share of what
+		// sync.Pool is given back, so the process's other allocations
+		// (etcd's, the cache's) and the pooled encoders' swamp the
+		// count. That items are handed over, not copied, is checked
+		// under it too, by TestSharedListIsTheCodecsEncoding.
+		t.Skip("allocation counts do not hold under the race detector")
+	}
 	scope, s := configMapScope(t)
 	// What encoding costs: remembered encodings would make the small
 	// list's items (but not the large one's) cost next to nothing.
@@ -114,12 +122,6 @@ func TestSharedListBytesPerItem(t *testing.T) {
 	// embedded etcd's and the cache's own allocations meanwhile.
 	limits := map[string]uint64{kruntime.ContentTypeProtobuf: 200, kruntime.ContentTypeJSON: 360,
 		listAccepts[2]: 400, listAccepts[3]: 200}
-	if raceEnabled {
-		// Under the race detector sync.Pool drops a share of what is put
-		// back, so the pooled encoders allocate anew; plain protobuf
-		// items use no pool and still show the bound.
-		limits = map[string]uint64{kruntime.ContentTypeProtobuf: 200}
-	}
 	for mediaType := range limits {
 		perItem := (listAllocs(scope, "large", mediaType) - listAllocs(scope, "small", mediaType)) / (large - small)
 		t.Logf("%s: %d bytes allocated per listed item", mediaType, perItem)
