@@ -214,7 +214,7 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pk
 		Serving: server.ServingConfig{
 			Listener: l, GetCertificate: sni.GetCertificate, ClientCAs: clientCAs.Pool,
 			MinTLSVersion: tlsFlags.minVersion, CipherSuites: tlsFlags.cipherSuites, CurvePreferences: tlsFlags.curves,
-			ExternalAddress: l.Addr().String(),
+			ExternalAddress: l.Addr().String(), HTTP2MaxStreamsPerConnection: o.HTTP2MaxStreams,
 		},
 		Codecs: server.CodecConfig{
 			Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme,

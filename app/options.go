@@ -71,6 +71,7 @@ type Options struct {
 	MinRequestTimeout     int
 	MaxRequestBodyBytes   int64
 	MaxRequestsInFlight   int
+	HTTP2MaxStreams       int
 	MaxMutatingInFlight   int
 	ShutdownDelayDuration time.Duration
 	EventTTL              time.Duration
@@ -99,6 +100,7 @@ func NewOptions() *Options {
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.")
 	fs.IPVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to listen for the --secure-port port.")
+	fs.IntVar(&o.HTTP2MaxStreams, "http2-max-streams-per-connection", o.HTTP2MaxStreams, "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means 100, as kube-apiserver.")
 	fs.IPVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "The IP address on which to advertise the apiserver to clients; added to the generated serving certificate.")
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "The directory where the TLS certs are located (apiserver.crt, apiserver.key). Defaults to <data-dir>/pki. Ignored if --tls-cert-file and --tls-private-key-file are given.")
 	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the default x509 serving certificate for HTTPS.")

@@ -82,6 +82,9 @@ type ServingConfig struct {
 	CurvePreferences []tls.CurveID
 	// ExternalAddress is host:port as clients reach the server.
 	ExternalAddress string
+	// HTTP2MaxStreamsPerConnection is the streams a client may open on
+	// one HTTP/2 connection; 0 means 100, as in kube-apiserver.
+	HTTP2MaxStreamsPerConnection int
 }
 
 // CodecConfig is the serializer of the server and the scheme behind it.

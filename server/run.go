@@ -95,11 +95,12 @@ func (p *PreparedServer) Run(ctx context.Context) error {
 	srv := &http.Server{
 		Handler:           p.Handler,
 		ReadHeaderTimeout: 32 * time.Second,
+		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    1 << 20,
 		TLSConfig:         p.tlsConfig(),
 		ErrorLog:          nil,
 	}
-	if err := configureHTTP2(srv); err != nil {
+	if err := configureHTTP2(srv, c.Serving.HTTP2MaxStreamsPerConnection); err != nil {
 		return err
 	}
 	// The debug socket is up before the first request is served, so that

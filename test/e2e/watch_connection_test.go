@@ -18,7 +18,7 @@ import (
 	"github.com/capstan-io/capstan/internal/testkit"
 )
 
-// Many watches share a client's HTTP/2 connections (250 streams each):
+// Many watches share a client's HTTP/2 connections (100 streams each):
 // the server's frame scheduler must serve every stream, skip one whose
 // client stopped reading (its flow-control window full) without holding
 // the others back, and drop it when the client resets it.
