@@ -23,6 +23,7 @@ import (
 	"github.com/capstan-io/capstan/controlplane"
 	"github.com/capstan-io/capstan/endpoints/handlers"
 	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/endpoints/warning"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/server"
@@ -388,7 +389,7 @@ func (h *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	v := crdapi.GetVersion(crd, info.APIVersion)
 	if v != nil && v.Deprecated {
-		handlers.AddWarning(w, deprecationWarning(crd, v))
+		warning.Add(r.Context(), deprecationWarning(crd, v))
 	}
 	if info.Subresource != "" && !servesSubresource(v, info.Subresource) {
 		handlers.WriteStatus(w, r, ns, handlers.ErrorToStatus(apierrors.NewNotFound(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Name), nil))

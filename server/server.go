@@ -98,6 +98,7 @@ func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
 		filters.WithRequestInfo(request.NewParser()),
 		filters.WithLongRunningStop(s.watchStop),
 		filters.WithTimeout(c.Limits.RequestTimeout),
+		filters.WithWarningRecorder(),
 		filters.WithAuthentication(auth, c.AuthenticationHeaders, c.Logger),
 		filters.WithAudit(c.Audit, c.Logger),
 		filters.WithImpersonation(c.Authorization, c.Logger),

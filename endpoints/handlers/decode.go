@@ -1,19 +1,20 @@
 package handlers
 
 import (
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"reflect"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/audit"
+	"github.com/capstan-io/capstan/endpoints/warning"
 )
 
 // readBody reads a request body up to the scope's limit: 413 past it.
@@ -79,7 +80,7 @@ func (s *Scope) decodeBody(w http.ResponseWriter, r *http.Request, body []byte) 
 	into := s.Storage.New()
 	obj, gvk, err := decoder.Decode(body, &s.Kind, into)
 	if err != nil && runtime.IsStrictDecodingError(err) && obj != nil {
-		if err := s.strictErrors(w, validation, *gvk, err); err != nil {
+		if err := s.strictErrors(r.Context(), validation, *gvk, err); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
@@ -96,7 +97,7 @@ func (s *Scope) decodeBody(w http.ResponseWriter, r *http.Request, body []byte) 
 	if gvk.Kind != s.Kind.Kind || obj != into {
 		return nil, s.decodeError(fmt.Errorf("converting (%s) to (%s): unknown conversion", typeName(obj), typeName(into)), gvk, body)
 	}
-	if err := s.prune(w, validation, *gvk, obj); err != nil {
+	if err := s.prune(r.Context(), validation, *gvk, obj); err != nil {
 		return nil, err
 	}
 	s.defaults(obj)
@@ -105,7 +106,7 @@ func (s *Scope) decodeBody(w http.ResponseWriter, r *http.Request, body []byte) 
 
 // prune drops the fields the scope's schema does not know, reporting them
 // as fieldValidation asks, as a strict decoder would.
-func (s *Scope) prune(w http.ResponseWriter, validation fieldValidation, gvk schema.GroupVersionKind, obj runtime.Object) error {
+func (s *Scope) prune(ctx context.Context, validation fieldValidation, gvk schema.GroupVersionKind, obj runtime.Object) error {
 	if s.Pruner == nil {
 		return nil
 	}
@@ -120,7 +121,7 @@ func (s *Scope) prune(w http.ResponseWriter, validation fieldValidation, gvk sch
 	for i, p := range paths {
 		errs[i] = fmt.Errorf("unknown field %q", p)
 	}
-	return s.strictErrors(w, validation, gvk, runtime.NewStrictDecodingError(errs))
+	return s.strictErrors(ctx, validation, gvk, runtime.NewStrictDecodingError(errs))
 }
 
 // decodeError is kube's 400 for a body that cannot be decoded as the
@@ -165,13 +166,13 @@ func summarize(data []byte, max int) string {
 	return hex.EncodeToString(data) + suffix
 }
 
-func (s *Scope) strictErrors(w http.ResponseWriter, validation fieldValidation, gvk schema.GroupVersionKind, err error) error {
+func (s *Scope) strictErrors(ctx context.Context, validation fieldValidation, gvk schema.GroupVersionKind, err error) error {
 	if validation == validationStrict {
 		return s.decodeError(err, &gvk, nil)
 	}
 	if strict, ok := runtime.AsStrictDecodingError(err); ok && validation == validationWarn {
 		for _, e := range strict.Errors() {
-			AddWarning(w, e.Error())
+			warning.Add(ctx, e.Error())
 		}
 	}
 	return nil
@@ -188,13 +189,6 @@ func (s *Scope) checkKind(gvk schema.GroupVersionKind) error {
 			gvk.Kind, gvk.Version, s.Kind.Kind))
 	}
 	return nil
-}
-
-// AddWarning adds a Warning header in the format kube and client-go use.
-func AddWarning(w http.ResponseWriter, msg string) {
-	msg = strings.ReplaceAll(msg, `\`, `\\`)
-	msg = strings.ReplaceAll(msg, `"`, `\"`)
-	w.Header().Add("Warning", `299 - "`+msg+`"`)
 }
 
 // decodeOptions decodes query parameters into an options struct such as

@@ -24,6 +24,7 @@ import (
 
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/audit"
+	"github.com/capstan-io/capstan/endpoints/warning"
 	"github.com/capstan-io/capstan/registry/rest"
 )
 
@@ -188,7 +189,7 @@ func (s *Scope) applyServerSide(w http.ResponseWriter, r *http.Request, patch []
 	if err != nil {
 		return nil, err
 	}
-	if err := s.prune(w, validation, patchObj.GroupVersionKind(), patchObj); err != nil {
+	if err := s.prune(r.Context(), validation, patchObj.GroupVersionKind(), patchObj); err != nil {
 		return nil, err
 	}
 	live := old
@@ -208,7 +209,7 @@ func (s *Scope) applyServerSide(w http.ResponseWriter, r *http.Request, patch []
 			if validation == validationStrict {
 				return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", err))
 			}
-			AddWarning(w, err.Error())
+			warning.Add(r.Context(), err.Error())
 		}
 	}
 	s.defaults(obj)

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -92,4 +94,36 @@ func TestWarnings(t *testing.T) {
 			t.Errorf("invalid create: warnings = %q, want none", got.joined())
 		}
 	})
+}
+
+// TestWarningsBounded: a request that raises more than 4 KiB of warnings
+// gets them cut as kube-apiserver cuts them (see endpoints/warning).
+func TestWarningsBounded(t *testing.T) {
+	e := start(t)
+	ns := e.namespace(t)
+	got := &warnings{}
+	c := e.clientWith(t, func(cfg *rest.Config) { cfg.WarningHandler = got })
+	// 20 unknown fields, each warned of in 316 runes: 12 fit in 4,096;
+	// the 13th cuts all to 256, and three more fill 4,096.
+	body := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"many-warnings"}`
+	var want []string
+	for i := range 20 {
+		field := fmt.Sprintf("f%02d%s", i, strings.Repeat("x", 297))
+		body += fmt.Sprintf(",%q:1", field)
+		want = append(want, fmt.Sprintf("unknown field %q", field))
+	}
+	body += "}"
+	err := c.CoreV1().RESTClient().Post().Namespace(ns).Resource("configmaps").
+		Param("fieldValidation", "Warn").Body([]byte(body)).SetHeader("Content-Type", "application/json").Do(ctx(t)).Error()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.got) != 16 {
+		t.Fatalf("got %d warnings, want 16", len(got.got))
+	}
+	for i, w := range got.got {
+		if cut := string([]rune(want[i])[:256]); w != cut {
+			t.Errorf("warning %d = %q, want %q", i, w, cut)
+		}
+	}
 }
