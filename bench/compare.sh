@@ -40,7 +40,7 @@ SIZES=(
   --crud-n="${CRUD_N:-2000}" --crud-c="${CRUD_C:-8}" --fill-lists="$FILL_LISTS"
   --reads-n="${READS_N:-100}" --reads-c="${READS_C:-16}" --reads-duration="${READS_D:-10s}"
   --list-n="${LIST_N:-5000}" --list-runs=10 --list-page=500
-  --watch-watchers="${WATCH_W:-1000}" --watch-writes="${WATCH_M:-100}"
+  --watch-watchers="${WATCH_W:-1000}" --watch-writes="${WATCH_M:-1000}"
   --watchers-n="${HOLD_W:-10000}" --watchers-writes="${HOLD_M:-10}"
   --informer-n="${INFORMER_N:-5000}" --informer-runs=3
   --idle="${IDLE:-10s}" --fill="$FILL" --timeout=60m
