@@ -77,14 +77,11 @@ func (c Config) installAuthorization(s *server.Server) error {
 			return err
 		}
 	}
-	h := &rbacHooks{source: c.Authorization.rbacSource(), logger: c.Logger, bootstrapped: make(chan struct{})}
+	h := &rbacHooks{source: c.Authorization.rbacSource(), logger: c.Logger}
 	if h.source != nil {
 		h.source.Set(stores.Source())
 	}
 	s.AddPostStartHook("rbac/bootstrap-roles", h.bootstrap)
-	if h.source != nil {
-		s.AddPostStartHook("start-rbac-authorizer-informers", h.startInformers)
-	}
 	s.AddPostStartHook("start-cluster-role-aggregation-controller", h.runAggregation)
 	if c.Authorization != nil && c.Authorization.node != nil {
 		s.AddPostStartHook("start-node-authorizer-informers", nodeGraphHook(c.Authorization.node))
@@ -100,15 +97,14 @@ func (c Config) installAuthorization(s *server.Server) error {
 
 // rbacHooks are the RBAC post-start hooks.
 type rbacHooks struct {
-	source       *authzrbac.Deferred // nil without RBAC mode
-	logger       *slog.Logger
-	bootstrapped chan struct{} // closed once bootstrap has finished
+	source *authzrbac.Deferred // nil without RBAC mode
+	logger *slog.Logger
 }
 
 // bootstrap reconciles kube's default roles and bindings through the API,
-// retrying for up to a minute, as kube's rbac/bootstrap-roles hook.
+// retrying for up to a minute, as kube's rbac/bootstrap-roles hook, then
+// starts the RBAC authorizer's informers.
 func (h *rbacHooks) bootstrap(hc server.HookContext) error {
-	defer close(h.bootstrapped)
 	client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
 	if err != nil {
 		return err
@@ -122,29 +118,26 @@ func (h *rbacHooks) bootstrap(hc server.HookContext) error {
 	if err != nil {
 		return fmt.Errorf("unable to initialize roles: %w (last error: %v)", err, last)
 	}
+	if h.source != nil {
+		go h.switchToInformers(hc, client)
+	}
 	return nil
 }
 
-// startInformers switches the RBAC authorizer from reading the registry to
-// informers' caches once they hold the reconciled bootstrap policy.
-func (h *rbacHooks) startInformers(hc server.HookContext) error {
-	select {
-	case <-h.bootstrapped:
-	case <-hc.Done():
-		return hc.Err()
-	}
-	client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
-	if err != nil {
-		return err
-	}
+// switchToInformers switches the RBAC authorizer from reading the registry
+// to informers' caches once they hold the reconciled bootstrap policy. The
+// registry answers the same until then, only at a higher cost per request,
+// so /readyz does not wait for the switch: the informers' lists would
+// otherwise be the last step of the start.
+func (h *rbacHooks) switchToInformers(hc server.HookContext, client kubernetes.Interface) {
 	factory := informers.NewSharedInformerFactory(client, 0)
 	src := authzrbac.NewInformerSource(factory.Rbac().V1())
 	factory.Start(hc.Done())
 	if !cache.WaitForCacheSync(hc.Done(), src.Synced()...) {
-		return fmt.Errorf("RBAC informers did not sync: %w", hc.Err())
+		h.logger.Info("RBAC informers did not sync; authorizing from the registry", "err", hc.Err())
+		return
 	}
 	h.source.Set(src)
-	return nil
 }
 
 // runAggregation runs the cluster role aggregation controller, which kube
