@@ -43,8 +43,9 @@ type Config struct {
 	Authorization *Authorization
 	// Authentication issues and reviews tokens; nil without tokens.
 	Authentication *Authentication
-	// LazyResources, if set, are the resources (custom resources) the
-	// garbage collector watches only once they may hold objects.
+	// LazyResources, if set, are the custom resources the garbage
+	// collector watches only once they may hold objects, as it does the
+	// built-in ones.
 	LazyResources garbagecollector.LazyResources
 }
 
@@ -235,8 +236,12 @@ func (c Config) runGarbageCollector(hc server.HookContext) error {
 	if err != nil {
 		return err
 	}
+	lazy := lazyUnion{&c.Storage.builtins}
+	if c.LazyResources != nil {
+		lazy = append(lazy, c.LazyResources)
+	}
 	ctrl, err := garbagecollector.New(garbagecollector.Config{
-		Metadata: meta, Discovery: disco, Logger: c.Logger, Lazy: c.LazyResources,
+		Metadata: meta, Discovery: disco, Logger: c.Logger, Lazy: lazy,
 	})
 	if err != nil {
 		return fmt.Errorf("garbage collector: %w", err)

@@ -55,6 +55,7 @@ func (f *StorageFactory) build(gv schema.GroupVersion, spec resourceSpec) (*regi
 	store := registry.NewStore(registry.StoreConfig{
 		Resource: gr, Kind: spec.kind, New: spec.new, NewList: spec.newList, KeyPrefix: spec.keyPrefix,
 		Strategy: spec.strategy, Storage: st, TTL: spec.ttl, ReturnDeletedObject: spec.returnDeleted,
+		MayCreate: f.builtins.add(gr, st, spec.keyPrefix),
 	})
 	main := endpoints.Resource{
 		Name: spec.name, Kind: spec.kind, Storage: store, ShortNames: spec.shortNames,

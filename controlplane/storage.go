@@ -45,6 +45,9 @@ type StorageFactory struct {
 	// a while (NewServed) run within it.
 	running context.Context
 	counts  objectCounts
+	// builtins are the built-in resources, which the garbage collector
+	// watches once they may hold objects.
+	builtins builtinResources
 }
 
 // StorageSpec is where and how one resource is stored.

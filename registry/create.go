@@ -60,6 +60,7 @@ func (s *Store) createOnce(ctx context.Context, obj runtime.Object, validate res
 		}
 		return obj, nil
 	}
+	s.notifyMayCreate()
 	out := s.newFunc()
 	if err := s.storage.Create(ctx, key, obj, out, s.ttlOf(obj)); err != nil {
 		return nil, s.interpretError(err, name)
@@ -76,3 +77,10 @@ func (s *Store) ttlOf(obj runtime.Object) uint64 {
 }
 
 func isDryRun(dryRun []string) bool { return len(dryRun) > 0 }
+
+// notifyMayCreate tells StoreConfig.MayCreate of a write that may create.
+func (s *Store) notifyMayCreate() {
+	if s.mayCreate != nil {
+		s.mayCreate()
+	}
+}

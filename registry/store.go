@@ -31,7 +31,8 @@ type Store struct {
 	strategy   Strategy
 	storage    storage.Interface
 	ttl        func(obj runtime.Object) uint64
-	returnsObj bool // delete answers with the object, not a Status
+	returnsObj bool   // delete answers with the object, not a Status
+	mayCreate  func() // StoreConfig.MayCreate
 }
 
 // StoreConfig is what NewStore needs.
@@ -49,6 +50,10 @@ type StoreConfig struct {
 	// ReturnDeletedObject makes DELETE answer with the deleted object rather
 	// than a Status, as kube does for pods and namespaces.
 	ReturnDeletedObject bool
+	// MayCreate, if set, is called before every write that may create an
+	// object (a create, an update that may create) reaches storage: the
+	// garbage collector starts watching a resource then (LazyResources).
+	MayCreate func()
 }
 
 // NewStore returns a Store.
@@ -59,7 +64,7 @@ func NewStore(c StoreConfig) *Store {
 	return &Store{
 		resource: c.Resource, kind: c.Kind, newFunc: c.New, newList: c.NewList,
 		keyPrefix: c.KeyPrefix, strategy: c.Strategy, storage: c.Storage, ttl: c.TTL,
-		returnsObj: c.ReturnDeletedObject,
+		returnsObj: c.ReturnDeletedObject, mayCreate: c.MayCreate,
 	}
 }
 

@@ -40,6 +40,9 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 	if isDryRun(opts.DryRun) {
 		return u.dryRun(ctx, key)
 	}
+	if u.allowCreate {
+		s.notifyMayCreate()
+	}
 	out := s.newFunc()
 	err = s.storage.GuaranteedUpdate(ctx, key, out, true, nil, u.try(ctx), nil)
 	if errors.Is(err, errDeleteAfterUpdate) {

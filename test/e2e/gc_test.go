@@ -6,12 +6,14 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -195,6 +197,44 @@ func TestGC(t *testing.T) {
 		}
 		e.cmGone(t, ns, "dep")
 		e.cmGone(t, ns, "owner")
+	})
+
+	// Pod templates and controller revisions have no object when the server
+	// starts: the collector watches them from their first write on.
+	t.Run("ResourcesEmptyAtStart", func(t *testing.T) {
+		ns := e.namespace(t)
+		tmpl := &corev1.PodTemplate{ObjectMeta: metav1.ObjectMeta{Name: "owner"},
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}}
+		owner, err := e.c.CoreV1().PodTemplates(ns).Create(ctx(t), tmpl, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev := func(name string, owners ...metav1.OwnerReference) {
+			t.Helper()
+			cr := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: name, OwnerReferences: owners},
+				Data: runtime.RawExtension{Raw: []byte(`{}`)}, Revision: 1}
+			if _, err := e.c.AppsV1().ControllerRevisions(ns).Create(ctx(t), cr, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rev("dangling", ownedBy("v1", "PodTemplate", "nobody", "0f8c3a2e-0000-4000-8000-000000000003", false))
+		rev("dep", ownedBy("v1", "PodTemplate", owner.Name, owner.UID, true))
+		revGone := func(name string) {
+			t.Helper()
+			gone(t, "controllerrevision "+name, func(ctx context.Context) error {
+				_, err := e.c.AppsV1().ControllerRevisions(ns).Get(ctx, name, metav1.GetOptions{})
+				return err
+			})
+		}
+		revGone("dangling")
+		if err := e.c.CoreV1().PodTemplates(ns).Delete(ctx(t), owner.Name, metav1.DeleteOptions{PropagationPolicy: &foreground}); err != nil {
+			t.Fatal(err)
+		}
+		revGone("dep")
+		gone(t, "podtemplate owner", func(ctx context.Context) error {
+			_, err := e.c.CoreV1().PodTemplates(ns).Get(ctx, owner.Name, metav1.GetOptions{})
+			return err
+		})
 	})
 
 	t.Run("ForegroundThenBackground", func(t *testing.T) {
