@@ -116,12 +116,28 @@ func (f *StorageFactory) cached(spec StorageSpec) bool {
 func (f *StorageFactory) newCache(spec StorageSpec, store storage.Interface) (*cache.Cacher, error) {
 	c, err := cache.New(cache.Config{
 		Storage: store, NewFunc: spec.New, NewListFunc: spec.NewList, ResourcePrefix: spec.KeyPrefix,
-		GroupResource: spec.Resource, Compactions: f.Compactions, Logger: f.Logger,
+		Codec: f.cacheCodec(spec), GroupResource: spec.Resource, Compactions: f.Compactions, Logger: f.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("watch cache of %s: %w", spec.Resource, err)
 	}
 	return c, nil
+}
+
+// cacheCodec is what the watch cache of spec's resource keeps its objects
+// encoded with: protobuf at the version of the objects in memory, so that
+// decoding them converts nothing (and, as they are defaulted, defaults
+// nothing). nil, objects kept decoded, for types without protobuf and
+// custom resources (JSON, unstructured).
+func (f *StorageFactory) cacheCodec(spec StorageSpec) runtime.Codec {
+	if spec.Codec != nil || spec.JSON {
+		return nil
+	}
+	gv := spec.MemoryVersion
+	if gv.Empty() {
+		gv = spec.StorageVersion
+	}
+	return storagecodec.New(f.Scheme, f.Codecs, gv)
 }
 
 // ResourceTransformers gives the transformer of a resource's values.

@@ -160,15 +160,15 @@ func (s *Store) List(ctx context.Context, opts *rest.ListOptions) (runtime.Objec
 
 // ListForResponse lists as List does, taking the watch cache's objects
 // themselves as the items when the cache serves the list.
-func (s *Store) ListForResponse(ctx context.Context, opts *rest.ListOptions) (runtime.Object, []runtime.Object, error) {
-	var items []runtime.Object
+func (s *Store) ListForResponse(ctx context.Context, opts *rest.ListOptions) (runtime.Object, storage.ListItems, error) {
+	var items storage.ListItems
 	list, err := s.list(ctx, opts, &items)
 	return list, items, err
 }
 
 // list lists into a new list object, or into *shared (see
 // storage.ListOptions.SharedItems) when not nil.
-func (s *Store) list(ctx context.Context, opts *rest.ListOptions, shared *[]runtime.Object) (runtime.Object, error) {
+func (s *Store) list(ctx context.Context, opts *rest.ListOptions, shared *storage.ListItems) (runtime.Object, error) {
 	key, err := s.collectionKey(ctx)
 	if err != nil {
 		return nil, err

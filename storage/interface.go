@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -124,13 +125,30 @@ type ListOptions struct {
 	// out objects of the receiver's own in any case.
 	Objects ObjectSharing
 	// SharedItems, set with CachedObjects, lets GetList hand over the
-	// selected objects themselves (the cache's own, in key order) in
-	// *SharedItems rather than copy them into the list's Items, which it
-	// then leaves empty: a list of N objects costs N pointers, not N
-	// structs. A non-nil *SharedItems says it did; storage that does not
-	// share (etcd3) leaves it nil and fills the list's Items. The
-	// receiver (the list handler, which encodes them) must not change them.
-	SharedItems *[]runtime.Object
+	// selected objects (the cache's, in key order) in *SharedItems rather
+	// than put them in the list's Items, which it then leaves empty: a
+	// list of N objects then costs N references, not N objects. A non-nil
+	// *SharedItems says it did; storage that does not share (etcd3)
+	// leaves it nil and fills the list's Items. The receiver (the list
+	// handler, which encodes them) must not change them.
+	SharedItems *ListItems
+}
+
+// ListItems are the items of a list handed over apart from it
+// (ListOptions.SharedItems), read one at a time by a receiver that
+// encodes each before it asks for the next: the watch cache may decode
+// each anew from its encoding, and the receiver then holds one at a time.
+type ListItems interface {
+	Len() int
+	// At returns item i, read only.
+	At(i int) (runtime.Object, error)
+	// Kept reports whether At returns the cache's own objects, the same
+	// object for an item every time, rather than new decodings.
+	Kept() bool
+	// Protobuf returns, if the items are kept as protobuf at version gv,
+	// what returns item i's protobuf message (the bytes a list writes
+	// after the item's tag and length); else nil.
+	Protobuf(gv schema.GroupVersion) func(i int) ([]byte, error)
 }
 
 // ObjectSharing says whether a watch's receiver owns the objects of its

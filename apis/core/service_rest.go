@@ -15,6 +15,7 @@ import (
 	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/storage"
 )
 
 // ServiceREST is the REST storage of services: the generic Store, with
@@ -226,7 +227,7 @@ func (r *ServiceREST) List(ctx context.Context, opts *rest.ListOptions) (runtime
 
 // ListForResponse is List, with the items in the list: the embedded
 // Store's would skip defaultOnRead.
-func (r *ServiceREST) ListForResponse(ctx context.Context, opts *rest.ListOptions) (runtime.Object, []runtime.Object, error) {
+func (r *ServiceREST) ListForResponse(ctx context.Context, opts *rest.ListOptions) (runtime.Object, storage.ListItems, error) {
 	out, err := r.List(ctx, opts)
 	return out, nil, err
 }

@@ -20,12 +20,12 @@ import (
 	"github.com/capstan-io/capstan/storage"
 )
 
-// TestListedItemEncodingsRemembered: a protobuf list remembers its items'
-// encodings, so the next list of the same objects writes them as they
+// TestListedItemEncodingsRemembered: a protobuf list of a cache that
+// keeps its objects decoded remembers its items' encodings, so the next list of the same objects writes them as they
 // are; both are the codec's encoding, and a changed object (a new object
 // in the cache) is encoded anew.
 func TestListedItemEncodingsRemembered(t *testing.T) {
-	scope, s := configMapScope(t)
+	scope, s := configMapScopeWith(t, false)
 	ctx := context.Background()
 	for _, name := range []string{"a", "b", "c"} {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "remembered", Name: name}, Data: map[string]string{"k": name}}
@@ -82,7 +82,7 @@ func cachedItems(t *testing.T, scope *Scope, ns string) []kruntime.Object {
 	if err != nil || items == nil {
 		t.Fatalf("listing %s: items %v, %v", ns, items, err)
 	}
-	return items
+	return itemsOf(t, items)
 }
 
 // TestItemEncodingsBounded: past its limit the cache encodes without

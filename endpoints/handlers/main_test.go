@@ -31,7 +31,15 @@ func TestMain(m *testing.M) { os.Exit(etcd.Main(m)) }
 
 // configMapScope is the configmaps endpoint's Scope over a watch cache on
 // the embedded etcd, under a fresh prefix, and the etcd3 store under it.
+// The cache keeps its objects encoded, as the server's do.
 func configMapScope(t testing.TB) (*Scope, *etcd3.Store) {
+	t.Helper()
+	return configMapScopeWith(t, true)
+}
+
+// configMapScopeWith is configMapScope, with a cache that keeps its
+// objects encoded or decoded (as a custom resource's).
+func configMapScopeWith(t testing.TB, encoded bool) (*Scope, *etcd3.Store) {
 	t.Helper()
 	gr := schema.GroupResource{Resource: "configmaps"}
 	s, err := etcd3.New(etcd3.Config{
@@ -42,8 +50,12 @@ func configMapScope(t testing.TB) (*Scope, *etcd3.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := cache.New(cache.Config{Storage: s, NewFunc: storagetest.NewObject, NewListFunc: storagetest.NewList,
-		ResourcePrefix: storagetest.ResourcePrefix, GroupResource: gr})
+	cfg := cache.Config{Storage: s, NewFunc: storagetest.NewObject, NewListFunc: storagetest.NewList,
+		ResourcePrefix: storagetest.ResourcePrefix, GroupResource: gr}
+	if encoded {
+		cfg.Codec = storagetest.NewCodec()
+	}
+	c, err := cache.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,12 +18,13 @@ import (
 
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/storage"
 )
 
 // listForResponse lists through the storage's ListForResponse when it has
 // one: the items may then come apart from the list, as the watch cache's
 // own objects.
-func (s *Scope) listForResponse(ctx context.Context, lister rest.Lister, opts *rest.ListOptions) (runtime.Object, []runtime.Object, error) {
+func (s *Scope) listForResponse(ctx context.Context, lister rest.Lister, opts *rest.ListOptions) (runtime.Object, storage.ListItems, error) {
 	if rl, ok := s.Storage.(rest.ResponseLister); ok {
 		return rl.ListForResponse(ctx, opts)
 	}
@@ -35,8 +36,8 @@ func (s *Scope) listForResponse(ctx context.Context, lister rest.Lister, opts *r
 // JSON and protobuf answers, of the objects or of their metadata, are
 // written from items one by one, so that a list of N objects never holds
 // N copies of them; other forms (a Table, YAML, indented JSON, an audited
-// response) get the items copied into the list, as shallow copies.
-func (s *Scope) writeList(w http.ResponseWriter, r *http.Request, list runtime.Object, items []runtime.Object) {
+// response) get the items put into the list.
+func (s *Scope) writeList(w http.ResponseWriter, r *http.Request, list runtime.Object, items storage.ListItems) {
 	if items == nil {
 		s.writeObject(w, r, http.StatusOK, list)
 		return
@@ -50,7 +51,14 @@ func (s *Scope) writeList(w http.ResponseWriter, r *http.Request, list runtime.O
 		writeEncoded(w, r, s.Serializer, http.StatusOK, out.info.MediaType, encode)
 		return
 	}
-	if err := meta.SetList(list, items); err != nil {
+	all := make([]runtime.Object, items.Len())
+	for i := range all {
+		if all[i], err = items.At(i); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	if err := meta.SetList(list, all); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -64,22 +72,29 @@ type itemSource struct {
 	// cached says the items are the watch cache's own objects, which
 	// never change: their encodings may be remembered (protoItems).
 	cached bool
+	// raw, if set, returns each item's protobuf message as the list
+	// writes it (storage.ListItems.Protobuf): at is then not called.
+	raw func(i int) ([]byte, error)
 }
 
 // metadataOfItems yields the metadata of each of items, as partialMetadata
 // does, in one PartialObjectMetadata reused for every item: each is
 // encoded before the next is asked for.
-func metadataOfItems(items []runtime.Object, version string) func(int) (runtime.Object, error) {
+func metadataOfItems(items storage.ListItems, version string) func(int) (runtime.Object, error) {
 	pom := &metav1.PartialObjectMetadata{}
 	pom.APIVersion, pom.Kind = metav1.GroupName+"/"+version, "PartialObjectMetadata"
 	return func(i int) (runtime.Object, error) {
-		if a, ok := items[i].(metav1.ObjectMetaAccessor); ok {
+		item, err := items.At(i)
+		if err != nil {
+			return nil, err
+		}
+		if a, ok := item.(metav1.ObjectMetaAccessor); ok {
 			if om, ok := a.GetObjectMeta().(*metav1.ObjectMeta); ok {
 				pom.ObjectMeta = *om
 				return pom, nil
 			}
 		}
-		m, err := meta.Accessor(items[i])
+		m, err := meta.Accessor(item)
 		if err != nil {
 			return nil, err
 		}
@@ -93,11 +108,11 @@ func metadataOfItems(items []runtime.Object, version string) func(int) (runtime.
 // byte for byte, or nil if the answer needs the whole list. The list's own
 // part (kind, apiVersion, metadata) is the codec's encoding of the list
 // without items.
-func (s *Scope) sharedListEncoder(r *http.Request, out output, list runtime.Object, items []runtime.Object) func(io.Writer) error {
+func (s *Scope) sharedListEncoder(r *http.Request, out output, list runtime.Object, items storage.ListItems) func(io.Writer) error {
 	if wantsPretty(r) || audit.From(r.Context()).Level() == auditv1.LevelRequestResponse {
 		return nil
 	}
-	src := itemSource{n: len(items), at: func(i int) (runtime.Object, error) { return items[i], nil }, cached: true}
+	src := itemSource{n: items.Len(), at: items.At, cached: items.Kept()}
 	switch out.as {
 	case asObject:
 		if err := meta.SetList(list, nil); err != nil {
@@ -105,7 +120,7 @@ func (s *Scope) sharedListEncoder(r *http.Request, out output, list runtime.Obje
 		}
 	case asMetadataList:
 		pomList := emptyPartialMetadataList(list, out.version)
-		if len(items) > 0 {
+		if items.Len() > 0 {
 			// [] in the head, for the items to go in; with none, the
 			// whole list's null is written.
 			pomList.Items = []metav1.PartialObjectMetadata{}
@@ -133,7 +148,10 @@ func (s *Scope) sharedListEncoder(r *http.Request, out output, list runtime.Obje
 		if !bytes.HasPrefix(head.Bytes(), protobufPrefix) || unk.Unmarshal(head.Bytes()[len(protobufPrefix):]) != nil {
 			return nil
 		}
-		if src.n > 0 {
+		if out.as == asObject {
+			src.raw = items.Protobuf(gv)
+		}
+		if src.n > 0 && src.raw == nil {
 			if first, err := src.at(0); err != nil {
 				return nil
 			} else if _, ok := first.(protoMarshaler); !ok {
@@ -211,11 +229,20 @@ func writeProtobufList(w io.Writer, unk runtime.Unknown, src itemSource) error {
 	// The encodings protoItems remembers, for a list of the cache's
 	// objects small enough to use them; nil for the others.
 	var encoded [][]byte
-	if src.cached && src.n <= protoItems.maxListItems {
+	if src.raw != nil || src.cached && src.n <= protoItems.maxListItems {
 		encoded = make([][]byte, src.n)
 	}
 	total := len(listMeta)
 	for i := range src.n {
+		if src.raw != nil {
+			raw, err := src.raw(i)
+			if err != nil {
+				return err
+			}
+			encoded[i], sizes[i] = raw, len(raw)
+			total += 1 + varintSize(sizes[i]) + sizes[i]
+			continue
+		}
 		m, err := protoItem(src, i)
 		if err != nil {
 			return err

@@ -23,10 +23,17 @@ import (
 var listMediaTypes = []string{kruntime.ContentTypeJSON, kruntime.ContentTypeProtobuf}
 
 // TestSharedListIsTheCodecsEncoding: a list written from the watch cache's
-// objects one by one is, byte for byte, the codec's encoding of the list
+// objects one by one (a protobuf list of an encoded cache: from their
+// stored encodings) is, byte for byte, the codec's encoding of the list
 // holding them (what kube writes).
 func TestSharedListIsTheCodecsEncoding(t *testing.T) {
-	scope, s := configMapScope(t)
+	for _, encoded := range []bool{true, false} {
+		t.Run(fmt.Sprintf("encoded=%t", encoded), func(t *testing.T) { testSharedListIsTheCodecsEncoding(t, encoded) })
+	}
+}
+
+func testSharedListIsTheCodecsEncoding(t *testing.T, encoded bool) {
+	scope, s := configMapScopeWith(t, encoded)
 	ctx := context.Background()
 	odd := []*corev1.ConfigMap{
 		{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"k": "v", "a": "b"},
@@ -83,12 +90,25 @@ func wholeListAnswer(t *testing.T, scope *Scope, ns, accept string) []byte {
 	if items == nil {
 		t.Fatal("the cache did not hand over the list's items")
 	}
-	if err := meta.SetList(list, items); err != nil {
+	if err := meta.SetList(list, itemsOf(t, items)); err != nil {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
 	scope.writeObject(rec, r, http.StatusOK, list)
 	return rec.Body.Bytes()
+}
+
+// itemsOf reads every item of items.
+func itemsOf(t testing.TB, items storage.ListItems) []kruntime.Object {
+	t.Helper()
+	all := make([]kruntime.Object, items.Len())
+	for i := range all {
+		var err error
+		if all[i], err = items.At(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return all
 }
 
 func cmKey(ns, name string) string { return "/configmaps/" + ns + "/" + name }
@@ -106,7 +126,27 @@ func TestSharedListBytesPerItem(t *testing.T) {
 		// under it too, by TestSharedListIsTheCodecsEncoding.
 		t.Skip("allocation counts do not hold under the race detector")
 	}
-	scope, s := configMapScope(t)
+	t.Run("kept", func(t *testing.T) {
+		// Measured at about 50 bytes per item (protobuf) and 200 (JSON;
+		// 120 to 280 for metadata): the pointers and sizes the list
+		// keeps per item, and the encoders' garbage (JSON's
+		// reflection). Copying each item into the list made it about
+		// 460 and 490 (metadata: 625 as protobuf, 1,700 as JSON). The
+		// limits sit between, with room for the embedded etcd's and
+		// the cache's own allocations meanwhile.
+		testSharedListBytesPerItem(t, false, map[string]uint64{kruntime.ContentTypeProtobuf: 200, kruntime.ContentTypeJSON: 360,
+			listAccepts[2]: 400, listAccepts[3]: 200})
+	})
+	t.Run("encoded", func(t *testing.T) {
+		// Protobuf items are written from their stored encodings: only
+		// the list's slice of them and of their sizes, 32 bytes an item.
+		// (Other forms decode each item, and drop it once written.)
+		testSharedListBytesPerItem(t, true, map[string]uint64{kruntime.ContentTypeProtobuf: 100})
+	})
+}
+
+func testSharedListBytesPerItem(t *testing.T, encoded bool, limits map[string]uint64) {
+	scope, s := configMapScopeWith(t, encoded)
 	// What encoding costs: remembered encodings would make the small
 	// list's items (but not the large one's) cost next to nothing.
 	defer func(n int) { protoItems.maxListItems = n }(protoItems.maxListItems)
@@ -114,14 +154,6 @@ func TestSharedListBytesPerItem(t *testing.T) {
 	const small, large = 200, 2200
 	createConfigMaps(t, s, "small", small, 64)
 	createConfigMaps(t, s, "large", large, 64)
-	// Measured at about 50 bytes per item (protobuf) and 200 (JSON; 120
-	// to 280 for metadata): the pointers and sizes the list keeps per
-	// item, and the encoders' garbage (JSON's reflection). Copying each
-	// item into the list made it about 460 and 490 (metadata: 625 as
-	// protobuf, 1,700 as JSON). The limits sit between, with room for the
-	// embedded etcd's and the cache's own allocations meanwhile.
-	limits := map[string]uint64{kruntime.ContentTypeProtobuf: 200, kruntime.ContentTypeJSON: 360,
-		listAccepts[2]: 400, listAccepts[3]: 200}
 	for mediaType := range limits {
 		perItem := (listAllocs(scope, "large", mediaType) - listAllocs(scope, "small", mediaType)) / (large - small)
 		t.Logf("%s: %d bytes allocated per listed item", mediaType, perItem)

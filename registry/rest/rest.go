@@ -46,13 +46,14 @@ type Lister interface {
 }
 
 // ResponseLister lists as List does, for a response only: items, when not
-// nil, are the selected objects themselves, shared with the watch cache
-// and read only by serializers, and list holds only the list's metadata;
-// nil items means they are in list's Items. A list of N objects then costs
-// N pointers, not N copies. A type that embeds a ResponseLister and
-// changes List must change ListForResponse too.
+// nil, are the selected objects as the watch cache hands them over (see
+// storage.ListItems), read one at a time and only by serializers, and
+// list holds only the list's metadata; nil items means they are in list's
+// Items. A list of N objects then never holds N copies. A type that
+// embeds a ResponseLister and changes List must change ListForResponse
+// too.
 type ResponseLister interface {
-	ListForResponse(ctx context.Context, opts *ListOptions) (list runtime.Object, items []runtime.Object, err error)
+	ListForResponse(ctx context.Context, opts *ListOptions) (list runtime.Object, items storage.ListItems, err error)
 }
 
 // Watcher watches objects.

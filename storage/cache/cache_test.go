@@ -6,7 +6,9 @@ import (
 	"github.com/capstan-io/capstan/storage/storagetest"
 )
 
-// The conformance suite, against a cache over etcd3.
+// The conformance suite, against a cache over etcd3 that keeps its
+// objects encoded (as the server's caches of built-in resources do), and
+// below against one that keeps them decoded (custom resources).
 
 func TestCreate(t *testing.T) {
 	storagetest.RunTestCreate(t.Context(), t, newTestCacher(t, newTestStore(t), Config{}))
@@ -40,4 +42,23 @@ func TestCount(t *testing.T) {
 
 func TestKeySafety(t *testing.T) {
 	storagetest.RunTestKeySafety(t.Context(), t, newTestCacher(t, newTestStore(t), Config{}))
+}
+
+// TestKeptObjects runs the suite's reads and watches against a cache that
+// keeps its objects decoded.
+func TestKeptObjects(t *testing.T) {
+	t.Run("Get", func(t *testing.T) {
+		storagetest.RunTestGet(t.Context(), t, newTestCacher(t, newTestStore(t), Config{Codec: keptObjects}))
+	})
+	t.Run("GuaranteedUpdate", func(t *testing.T) {
+		storagetest.RunTestGuaranteedUpdate(t.Context(), t, newTestCacher(t, newTestStore(t), Config{Codec: keptObjects}))
+	})
+	t.Run("List", func(t *testing.T) {
+		c := newTestCacher(t, newTestStore(t), Config{Codec: keptObjects})
+		storagetest.RunTestList(t.Context(), t, c, compactor(c))
+	})
+	t.Run("Watch", func(t *testing.T) {
+		c := newTestCacher(t, newTestStore(t), Config{Codec: keptObjects})
+		storagetest.RunTestWatch(t.Context(), t, c, compactor(c))
+	})
 }

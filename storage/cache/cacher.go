@@ -15,6 +15,7 @@
 package cache
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -54,6 +55,10 @@ type Config struct {
 	// ResourcePrefix starts every key of the resource, as given to the
 	// backend ("/configmaps"). Required.
 	ResourcePrefix string
+	// Codec, if set, is the storage's codec (the backend's), with which
+	// the cache keeps each object encoded and decodes it when read (see
+	// element); nil keeps the objects themselves.
+	Codec runtime.Codec
 	// KeyFunc returns an object's key. nil means NamespacedKeyFunc.
 	KeyFunc KeyFunc
 	// GroupResource names the resource in logs.
@@ -97,6 +102,7 @@ type Cacher struct {
 	newListFunc    func() runtime.Object
 	resourcePrefix string
 	keyFunc        KeyFunc
+	codec          runtime.Codec
 	compactions    CompactRevisioner
 	watcherBuffer  int
 	logger         *slog.Logger
@@ -107,7 +113,8 @@ type Cacher struct {
 	// the latest of a write through the cache or of a revision read that
 	// found the cache behind. While the cache is older, it is behind.
 	backendReached atomic.Uint64
-	budget         *timeBudget // used by Run's goroutine only
+	budget         *timeBudget  // used by Run's goroutine only
+	encodeBuf      bytes.Buffer // used by Run's goroutine only
 
 	// targets is reused by Run's goroutine to collect the watchers of an
 	// event.
@@ -145,7 +152,7 @@ func New(cfg Config) (*Cacher, error) {
 	cfg = withDefaults(cfg)
 	c := &Cacher{
 		storage: cfg.Storage, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc,
-		resourcePrefix: cfg.ResourcePrefix, keyFunc: cfg.KeyFunc, compactions: cfg.Compactions,
+		resourcePrefix: cfg.ResourcePrefix, keyFunc: cfg.KeyFunc, codec: cfg.Codec, compactions: cfg.Compactions,
 		watcherBuffer: cfg.WatcherBuffer, clock: cfg.Clock,
 		logger:    cfg.Logger.With("resource", cfg.GroupResource.String()),
 		budget:    newTimeBudget(cfg.Clock),

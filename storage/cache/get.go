@@ -2,9 +2,6 @@ package cache
 
 import (
 	"context"
-	"fmt"
-	"reflect"
-
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-io/capstan/storage"
@@ -26,7 +23,7 @@ func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, o
 	case e == nil:
 		return runtime.SetZeroValue(out)
 	}
-	return copyInto(out, e.obj)
+	return c.objectInto(e, out)
 }
 
 // getElement finds key in a state that satisfies opts. ok false sends
@@ -60,15 +57,4 @@ func (c *Cacher) getElement(ctx context.Context, key string, opts storage.GetOpt
 		return nil, true, storage.NewError(storage.ErrNotFound, key, int64(current), "")
 	}
 	return e, true, nil
-}
-
-// copyInto sets *out to a deep copy of obj, which must be of out's type.
-func copyInto(out, obj runtime.Object) error {
-	dst := reflect.ValueOf(out)
-	src := reflect.ValueOf(obj.DeepCopyObject())
-	if dst.Kind() != reflect.Pointer || dst.IsNil() || dst.Type() != src.Type() {
-		return fmt.Errorf("cannot read a %T into a %T", obj, out)
-	}
-	dst.Elem().Set(src.Elem())
-	return nil
 }

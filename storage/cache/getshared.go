@@ -38,25 +38,33 @@ func (c *Cacher) GetShared(ctx context.Context, key string, opts storage.GetOpti
 	if e == nil { // not found, and opts.IgnoreNotFound
 		return c.newFunc(), nil
 	}
-	return e.response(prepareID, prepare), nil
+	return c.response(e, prepareID, prepare)
 }
 
 // response is the element's object as GetShared answers with it, made
 // by the first GetShared of this version of the object.
-func (e *element) response(prepareID reflect.Type, prepare func(runtime.Object)) runtime.Object {
-	o := e.shared.Load()
-	if o == nil {
-		o = newSharedObject(e.obj)
-		o.prepareID, o.prepare = prepareID, prepare
-		if !e.shared.CompareAndSwap(nil, o) {
-			o = e.shared.Load()
+func (c *Cacher) response(e *element, prepareID reflect.Type, prepare func(runtime.Object)) (runtime.Object, error) {
+	var err error
+	prepared := func() *sharedObject {
+		obj, derr := c.object(e)
+		if derr != nil {
+			err = derr
+			return nil
 		}
+		o := newSharedObject(obj)
+		o.prepareID, o.prepare = prepareID, prepare
+		return o
+	}
+	o := e.shared.get(e.data != nil, prepared)
+	if o == nil {
+		return nil, err
 	}
 	if o.prepareID != prepareID {
 		// Another reader's preparation (never, with one registry per
 		// resource): answer with an object of its own.
-		o = newSharedObject(e.obj)
-		o.prepareID, o.prepare = prepareID, prepare
+		if o = prepared(); o == nil {
+			return nil, err
+		}
 	}
-	return o
+	return o, nil
 }

@@ -3,10 +3,8 @@ package cache
 import (
 	"fmt"
 	"sort"
-	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -14,20 +12,21 @@ import (
 type event struct {
 	typ watch.EventType // Added, Modified, Deleted; Bookmark for bookmarks
 	key string
-	// obj is the new state; for Deleted the last state, with the
-	// resourceVersion of the deletion.
-	obj runtime.Object
+	// elem is the new state; for Deleted the last state, with the
+	// resourceVersion of the deletion (an element of no state).
+	elem *element
 	// prev is the state before the change; nil if the cache had none.
-	prev runtime.Object
+	prev *element
 	rv   uint64
 	at   time.Time // when the cache received it
 	// snap is the state right after the change: the answer to a list at
 	// any revision from rv up to the next event's.
 	snap *tree
-	// shared is obj as the watches that share objects receive it, made
-	// by the first of them (sharedObj).
-	shared     *sharedObject
-	sharedOnce sync.Once
+	// shared is elem's object as the watches receive it, shared by them
+	// (sharedObj); prevShared is prev's, for their predicates. Held
+	// weakly when elements are encoded: the history keeps encodings, and
+	// an object decoded for the watches lives while they use it.
+	shared, prevShared sharedSlot
 }
 
 // history is the window of recent events and, with each, the state after

@@ -123,10 +123,10 @@ func (c *Cacher) planLatest() listPlan {
 func (c *Cacher) listFrom(p listPlan, prefix string, opts storage.ListOptions, listObj runtime.Object) error {
 	if !opts.Recursive {
 		var elems []*element
-		if e, ok := get(p.state, prefix); ok && matches(opts.Predicate, e.obj) {
+		if e, ok := get(p.state, prefix); ok && c.selects(opts.Predicate, e) {
 			elems = append(elems, e)
 		}
-		if err := fillList(listObj, elems, opts); err != nil {
+		if err := c.fillList(listObj, elems, opts); err != nil {
 			return err
 		}
 		return setListMeta(listObj, p.rv, "", nil)
@@ -138,8 +138,8 @@ func (c *Cacher) listFrom(p listPlan, prefix string, opts storage.ListOptions, l
 	if p.start == "" {
 		p.start = prefix
 	}
-	page := readPage(p.state, prefix, p.start, limit, opts.Predicate)
-	if err := fillList(listObj, page.elems, opts); err != nil {
+	page := c.readPage(p.state, prefix, p.start, limit, opts.Predicate)
+	if err := c.fillList(listObj, page.elems, opts); err != nil {
 		return err
 	}
 	var token string
@@ -163,7 +163,7 @@ type page struct {
 // prefix from start. Like etcd3, a page that reaches the limit has more
 // if any key follows, selected or not, and counts those that follow only
 // when nothing is filtered out.
-func readPage(state *tree, prefix, start string, limit int64, pred storage.SelectionPredicate) page {
+func (c *Cacher) readPage(state *tree, prefix, start string, limit int64, pred storage.SelectionPredicate) page {
 	var p page
 	var rest int64
 	ascendPrefix(state, prefix, start, func(e *element) bool {
@@ -172,7 +172,7 @@ func readPage(state *tree, prefix, start string, limit int64, pred storage.Selec
 			rest++
 			return pred.Empty()
 		}
-		if matches(pred, e.obj) {
+		if c.selects(pred, e) {
 			p.elems = append(p.elems, e)
 		}
 		return true
@@ -181,6 +181,16 @@ func readPage(state *tree, prefix, start string, limit int64, pred storage.Selec
 		p.remaining = &rest
 	}
 	return p
+}
+
+// selects reports whether pred selects e's object; one that cannot be
+// read is not.
+func (c *Cacher) selects(pred storage.SelectionPredicate, e *element) bool {
+	if pred.Empty() {
+		return true
+	}
+	obj, err := c.object(e)
+	return err == nil && matches(pred, obj)
 }
 
 // matches reports whether obj is selected; an object whose attributes

@@ -183,7 +183,7 @@ func TestListedItemsAreCopies(t *testing.T) {
 // each item's struct its own; one that asked for copies, listed at the
 // same time, may change its items without changing the shared ones.
 func TestListedItemsShared(t *testing.T) {
-	c := newTestCacher(t, newTestStore(t), Config{})
+	c := newTestCacher(t, newTestStore(t), Config{Codec: keptObjects})
 	create(t, c, "shared", "a", "k", "v")
 	create(t, c, "shared", "b", "k", "v")
 	shared := storage.ListOptions{Recursive: true, Objects: storage.CachedObjects}
@@ -226,7 +226,7 @@ func sameMap(a, b map[string]string) bool {
 func TestSetItemsUnstructured(t *testing.T) {
 	obj := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "a"}, "spec": map[string]any{"n": "1"}}}
 	u := &unstructured.UnstructuredList{}
-	if err := setItems(u, []*element{{key: "/a", obj: obj}}, storage.CopiedObjects); err != nil {
+	if err := (&Cacher{}).setItems(u, []*element{{key: "/a", obj: obj}}, storage.CopiedObjects); err != nil {
 		t.Fatal(err)
 	}
 	if len(u.Items) != 1 || u.Items[0].GetName() != "a" {
@@ -236,7 +236,7 @@ func TestSetItemsUnstructured(t *testing.T) {
 	if obj.Object["spec"].(map[string]any)["n"] != "1" {
 		t.Fatal("changing the listed item changed the cached one")
 	}
-	if err := setItems(&corev1.ConfigMapList{}, []*element{{key: "/a", obj: obj}}, storage.CopiedObjects); err == nil {
+	if err := (&Cacher{}).setItems(&corev1.ConfigMapList{}, []*element{{key: "/a", obj: obj}}, storage.CopiedObjects); err == nil {
 		t.Fatal("an Unstructured listed into a ConfigMapList: no error")
 	}
 }

@@ -14,25 +14,37 @@ import (
 
 // fillList puts elems in the list: as opts.SharedItems when it asks for
 // them and the list's items are typed, else in its Items.
-func fillList(list runtime.Object, elems []*element, opts storage.ListOptions) error {
+func (c *Cacher) fillList(list runtime.Object, elems []*element, opts storage.ListOptions) error {
 	if opts.SharedItems == nil || opts.Objects != storage.CachedObjects {
-		return setItems(list, elems, opts.Objects)
+		return c.setItems(list, elems, opts.Objects)
 	}
 	ptrType, err := itemPtrType(list)
 	if err != nil {
 		return err
 	}
 	if ptrType == reflect.TypeFor[*unstructured.Unstructured]() {
-		return setItems(list, elems, opts.Objects)
+		return c.setItems(list, elems, opts.Objects)
 	}
-	shared := make([]runtime.Object, len(elems))
-	for i, e := range elems {
+	if err := c.checkItemTypes(elems, ptrType, list); err != nil {
+		return err
+	}
+	*opts.SharedItems = listItems{c: c, elems: elems}
+	return nil
+}
+
+// checkItemTypes checks that the objects of elems are of type ptrType.
+func (c *Cacher) checkItemTypes(elems []*element, ptrType reflect.Type, list runtime.Object) error {
+	if c.codec != nil {
+		if t := reflect.TypeOf(c.newFunc()); t != ptrType && len(elems) > 0 {
+			return fmt.Errorf("cannot list a %s into a %T", t, list)
+		}
+		return nil
+	}
+	for _, e := range elems {
 		if reflect.TypeOf(e.obj) != ptrType {
 			return fmt.Errorf("cannot list a %T into a %T", e.obj, list)
 		}
-		shared[i] = e.obj
 	}
-	*opts.SharedItems = shared
 	return nil
 }
 
@@ -50,19 +62,20 @@ func itemPtrType(list runtime.Object) (reflect.Type, error) {
 }
 
 // setItems sets the Items of a list object (a typed list such as
-// ConfigMapList, or an UnstructuredList) to elems, whose objects must be
-// pointers to the items' type. No items is [], not nil, so that it
-// encodes as kube's.
+// ConfigMapList, or an UnstructuredList) to the objects of elems, which
+// must be pointers to the items' type. No items is [], not nil, so that
+// it encodes as kube's.
 //
-// With storage.CopiedObjects (the default) each item is a deep copy, the
-// caller's to change. Otherwise each item is a shallow copy of the
-// cache's object, as kube's cacher lists: the struct is the list's own,
-// but its maps, slices and pointers are the cache's, so a list costs a
-// slice of structs rather than a copy of every object. Its receiver (the
-// list handler, which only encodes) must not change what they share.
-// Unstructured items are a map and nothing else, so they are always
-// copied.
-func setItems(list runtime.Object, elems []*element, objects storage.ObjectSharing) error {
+// With storage.CopiedObjects (the default) each item is the caller's to
+// change. Otherwise, in a cache that keeps objects decoded, each item is
+// a shallow copy of the cache's object, as kube's cacher lists: the
+// struct is the list's own, but its maps, slices and pointers are the
+// cache's, so a list costs a slice of structs rather than a copy of every
+// object. Its receiver (the list handler, which only encodes) must not
+// change what they share. Unstructured items are a map and nothing else,
+// so they are always copied. A cache that keeps objects encoded decodes
+// each item into the list.
+func (c *Cacher) setItems(list runtime.Object, elems []*element, objects storage.ObjectSharing) error {
 	ptr, err := meta.GetItemsPtr(list)
 	if err != nil {
 		return fmt.Errorf("list object %T: %w", list, err)
@@ -71,17 +84,19 @@ func setItems(list runtime.Object, elems []*element, objects storage.ObjectShari
 	if err != nil || items.Kind() != reflect.Slice {
 		return fmt.Errorf("list object %T has no Items slice", list)
 	}
-	items.Set(reflect.MakeSlice(items.Type(), len(elems), len(elems)))
 	itemType := items.Type().Elem()
 	ptrType := reflect.PointerTo(itemType)
-	for _, e := range elems {
-		if reflect.TypeOf(e.obj) != ptrType {
-			return fmt.Errorf("cannot list a %T into a %T", e.obj, list)
-		}
+	if err := c.checkItemTypes(elems, ptrType, list); err != nil {
+		return err
 	}
-	if objects != storage.CopiedObjects && itemType != reflect.TypeFor[unstructured.Unstructured]() {
+	items.Set(reflect.MakeSlice(items.Type(), len(elems), len(elems)))
+	if c.codec != nil || objects != storage.CopiedObjects && itemType != reflect.TypeFor[unstructured.Unstructured]() {
 		for i, e := range elems {
-			items.Index(i).Set(reflect.ValueOf(e.obj).Elem())
+			obj, err := c.object(e)
+			if err != nil {
+				return err
+			}
+			items.Index(i).Set(reflect.ValueOf(obj).Elem())
 		}
 		return nil
 	}

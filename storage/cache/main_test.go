@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/storage"
@@ -64,11 +65,25 @@ func newTestStore(t testing.TB) *etcd3.Store {
 	return s
 }
 
+// keptObjects, as a test's Config.Codec, makes newTestCacher run a cache
+// that keeps objects decoded (no codec); otherwise the cache keeps them
+// encoded with the test store's codec, as the server's do.
+var keptObjects runtime.Codec = noCodec{}
+
+type noCodec struct{ runtime.Codec }
+
 // newTestCacher runs a ready cache over s until the test ends; cfg's
-// Storage, NewFunc, NewListFunc and ResourcePrefix are filled in.
+// Storage, NewFunc, NewListFunc and ResourcePrefix are filled in, and
+// Codec unless it is set.
 func newTestCacher(t testing.TB, s storage.Interface, cfg Config) *Cacher {
 	t.Helper()
 	cfg.Storage, cfg.NewFunc, cfg.NewListFunc = s, storagetest.NewObject, storagetest.NewList
+	switch cfg.Codec {
+	case nil:
+		cfg.Codec = storagetest.NewCodec()
+	case keptObjects:
+		cfg.Codec = nil
+	}
 	cfg.ResourcePrefix = storagetest.ResourcePrefix
 	c, err := New(cfg)
 	if err != nil {

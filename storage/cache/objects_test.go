@@ -17,7 +17,7 @@ import (
 // copies of their own.
 func TestCachedObjectsWatches(t *testing.T) {
 	s := newTestStore(t)
-	c := newTestCacher(t, s, Config{})
+	c := newTestCacher(t, s, Config{Codec: keptObjects})
 	create(t, s, "ns", "before", "a", "b")
 	waitForRV(t, c, rvOf(t, setData(t, s, "ns", "before", "k", "v").ResourceVersion))
 

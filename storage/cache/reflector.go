@@ -115,7 +115,11 @@ func (c *Cacher) list(ctx context.Context) (*tree, uint64, error) {
 			if err != nil {
 				return nil, 0, err
 			}
-			state.ReplaceOrInsert(&element{key: key, obj: obj})
+			e, err := c.newElement(key, obj)
+			if err != nil {
+				return nil, 0, err
+			}
+			state.ReplaceOrInsert(e)
 		}
 		if lm.GetContinue() == "" {
 			return state, rv, nil
@@ -190,20 +194,29 @@ func (c *Cacher) apply(e watch.Event) error {
 	if err != nil {
 		return err
 	}
-	c.mu.Lock()
-	if current := c.rv; rv <= current {
-		c.mu.Unlock()
+	c.mu.RLock()
+	current := c.rv
+	c.mu.RUnlock()
+	if rv <= current { // c.rv changes on this goroutine only
 		c.logger.Warn("watch cache ignoring an event older than its revision", "key", key, "rv", rv, "cacheRV", current)
 		return nil
 	}
-	ev := &event{typ: e.Type, key: key, obj: e.Object, rv: rv, at: c.clock.Now()}
+	elem, err := c.newElement(key, e.Object)
+	if err != nil {
+		return err
+	}
+	ev := &event{typ: e.Type, key: key, elem: elem, rv: rv, at: c.clock.Now()}
+	// The object as the watch decoded it, for the watchers that take it
+	// before it is collected.
+	ev.shared.get(elem.data != nil, func() *sharedObject { return newSharedObject(e.Object) })
+	c.mu.Lock()
 	if old, ok := get(c.state, key); ok {
-		ev.prev = old.obj
+		ev.prev = old
 	}
 	if e.Type == watch.Deleted {
 		c.state.Delete(&element{key: key})
 	} else {
-		c.state.ReplaceOrInsert(&element{key: key, obj: e.Object})
+		c.state.ReplaceOrInsert(elem)
 	}
 	ev.snap = c.state.Clone()
 	c.hist.append(ev)

@@ -88,8 +88,36 @@ type fixedKind schema.GroupVersionKind
 func (k *fixedKind) GroupVersionKind() schema.GroupVersionKind   { return schema.GroupVersionKind(*k) }
 func (k *fixedKind) SetGroupVersionKind(schema.GroupVersionKind) {}
 
-// sharedObj is ev's object wrapped for the watches that share objects.
-func (ev *event) sharedObj() *sharedObject {
-	ev.sharedOnce.Do(func() { ev.shared = newSharedObject(ev.obj) })
-	return ev.shared
+// sharedObj is ev's object wrapped for the watches that share objects,
+// and for the others to read.
+func (c *Cacher) sharedObj(ev *event) (*sharedObject, error) {
+	return c.sharedOf(&ev.shared, ev.elem)
+}
+
+// prevObj is the object before ev's change, for reading only; nil if
+// there was none.
+func (c *Cacher) prevObj(ev *event) (runtime.Object, error) {
+	if ev.prev == nil {
+		return nil, nil
+	}
+	o, err := c.sharedOf(&ev.prevShared, ev.prev)
+	if err != nil {
+		return nil, err
+	}
+	return o.obj, nil
+}
+
+// sharedOf is the sharedObject of e in slot, made on first use: weakly
+// held when e is encoded, as it is then a decoding of its own.
+func (c *Cacher) sharedOf(slot *sharedSlot, e *element) (*sharedObject, error) {
+	var err error
+	o := slot.get(e.data != nil, func() *sharedObject {
+		obj, derr := c.object(e)
+		if derr != nil {
+			err = derr
+			return nil
+		}
+		return newSharedObject(obj)
+	})
+	return o, err
 }

@@ -3,7 +3,6 @@ package cache
 import (
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/google/btree"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -17,16 +16,6 @@ import (
 // degree trades the memory of a snapshot (about depth x node size: ~1.5 KB
 // per event at 10,000 objects with 8) against the depth of lookups.
 const btreeDegree = 8
-
-// element is one object of the state. Elements and their objects are
-// never changed once in a tree: a change replaces the element, and
-// whatever leaves the cache is a deep copy.
-type element struct {
-	key string
-	obj runtime.Object
-	// shared is obj as GetShared answers with it, made by the first.
-	shared atomic.Pointer[sharedObject]
-}
 
 // tree is the state of every object of the resource, ordered by key.
 type tree = btree.BTreeG[*element]

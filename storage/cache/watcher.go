@@ -99,8 +99,13 @@ func (w *cacheWatcher) run() {
 func (w *cacheWatcher) sendInitial() bool {
 	ok := true
 	each := func(e *element) bool {
-		if w.matches(e.obj) {
-			ok = w.send(watch.Event{Type: watch.Added, Object: w.initialObject(e.obj)})
+		obj, err := w.c.object(e)
+		if err != nil {
+			w.c.logger.Error("watch cache skipping an object", "key", e.key, "err", err)
+			return true
+		}
+		if w.matches(obj) {
+			ok = w.send(watch.Event{Type: watch.Added, Object: w.initialObject(e, obj)})
 		}
 		return ok
 	}
@@ -133,18 +138,30 @@ func (w *cacheWatcher) deliver(ev *event) bool {
 // selection is ADDED, one leaving it DELETED (its last selected state, at
 // the revision of the change), as in kube.
 func (w *cacheWatcher) transform(ev *event) (watch.Event, bool) {
-	if ev.typ == watch.Deleted {
-		return watch.Event{Type: watch.Deleted, Object: w.objectOf(ev)}, w.matches(ev.obj)
+	shared, err := w.c.sharedObj(ev)
+	if err != nil {
+		w.c.logger.Error("watch cache dropping an event", "key", ev.key, "err", err)
+		return watch.Event{}, false
 	}
-	cur := w.matches(ev.obj)
-	old := ev.prev != nil && w.matches(ev.prev)
+	if ev.typ == watch.Deleted {
+		return watch.Event{Type: watch.Deleted, Object: w.objectOf(shared)}, w.matches(shared.obj)
+	}
+	cur := w.matches(shared.obj)
+	var prev runtime.Object
+	if !w.pred.Empty() {
+		if prev, err = w.c.prevObj(ev); err != nil {
+			w.c.logger.Error("watch cache dropping an event", "key", ev.key, "err", err)
+			return watch.Event{}, false
+		}
+	}
+	old := ev.prev != nil && (w.pred.Empty() || prev != nil && w.matches(prev))
 	switch {
 	case cur && old:
-		return watch.Event{Type: watch.Modified, Object: w.objectOf(ev)}, true
+		return watch.Event{Type: watch.Modified, Object: w.objectOf(shared)}, true
 	case cur:
-		return watch.Event{Type: watch.Added, Object: w.objectOf(ev)}, true
+		return watch.Event{Type: watch.Added, Object: w.objectOf(shared)}, true
 	case old:
-		obj, err := copyWithRV(ev.prev, ev.rv)
+		obj, err := copyWithRV(prev, ev.rv)
 		if err != nil {
 			w.c.logger.Error("watch cache dropping an event", "key", ev.key, "err", err)
 			return watch.Event{}, false
@@ -154,22 +171,23 @@ func (w *cacheWatcher) transform(ev *event) (watch.Event, bool) {
 	return watch.Event{}, false
 }
 
-// objectOf is ev's object as this watch receives it (w.objects).
-func (w *cacheWatcher) objectOf(ev *event) runtime.Object {
+// objectOf is an event's object as this watch receives it (w.objects).
+func (w *cacheWatcher) objectOf(shared *sharedObject) runtime.Object {
 	switch w.objects {
 	case storage.EncodedObjects:
-		return ev.sharedObj()
+		return shared
 	case storage.CachedObjects:
-		return ev.obj
+		return shared.obj
 	}
-	return ev.obj.DeepCopyObject()
+	return shared.obj.DeepCopyObject()
 }
 
-// initialObject is a cached object as an initial event of this watch
-// carries it: the cache's own to a CachedObjects watch, else a copy.
-func (w *cacheWatcher) initialObject(obj runtime.Object) runtime.Object {
-	if w.objects == storage.CachedObjects {
-		return obj
+// initialObject is e's object (obj, read from the cache) as an initial
+// event of this watch carries it: shared with the cache to a
+// CachedObjects watch, else the watch's own.
+func (w *cacheWatcher) initialObject(e *element, obj runtime.Object) runtime.Object {
+	if w.objects == storage.CachedObjects || e.data != nil {
+		return obj // the cache's own, or a decoding of the watch's own
 	}
 	return obj.DeepCopyObject()
 }

@@ -78,5 +78,9 @@ func (c *Cacher) cachedCopy(key string) runtime.Object {
 	if !ok || !ready {
 		return nil
 	}
-	return e.obj.DeepCopyObject()
+	obj, err := c.ownObject(e)
+	if err != nil {
+		return nil
+	}
+	return obj
 }
