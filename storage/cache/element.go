@@ -8,6 +8,7 @@ import (
 	"weak"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/storage"
 )
@@ -72,6 +73,12 @@ func (c *Cacher) ownObject(e *element) (runtime.Object, error) {
 // reports a value that does not decode.
 func (c *Cacher) decode(e *element) (runtime.Object, error) {
 	obj := c.newFunc()
+	if ok, err := unmarshalStored(e.data, obj); ok || err != nil {
+		if err != nil {
+			return nil, storage.NewError(storage.ErrInvalidObject, e.key, 0, err.Error())
+		}
+		return obj, nil
+	}
 	out, _, err := c.codec.Decode(e.data, nil, obj)
 	if err != nil {
 		return nil, storage.NewError(storage.ErrInvalidObject, e.key, 0, err.Error())
@@ -80,6 +87,35 @@ func (c *Cacher) decode(e *element) (runtime.Object, error) {
 		return nil, storage.NewError(storage.ErrInvalidObject, e.key, 0, fmt.Sprintf("decoded %T, want %T", out, obj))
 	}
 	return obj, nil
+}
+
+// protoUnmarshaler is what generated protobuf types implement.
+type protoUnmarshaler interface{ Unmarshal([]byte) error }
+
+// unmarshalStored decodes data, kube's protobuf envelope, into obj, a
+// generated protobuf type, as the codec would: the message, then the
+// envelope's kind. The codec's decoding also converts (to the version the
+// cache encoded at: nothing) and defaults (what was defaulted before it
+// was encoded: nothing); this is the same without the machinery. ok is
+// false if data or obj is not such (the codec then decodes).
+func unmarshalStored(data []byte, obj runtime.Object) (ok bool, err error) {
+	m, isProto := obj.(protoUnmarshaler)
+	if !isProto {
+		return false, nil
+	}
+	apiVersion, kind, raw, err := protobufEnvelopeKind(data)
+	if err != nil {
+		return false, nil
+	}
+	gv, err := schema.ParseGroupVersion(string(apiVersion))
+	if err != nil {
+		return false, nil
+	}
+	if err := m.Unmarshal(raw); err != nil {
+		return true, err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gv.WithKind(string(kind)))
+	return true, nil
 }
 
 // objectInto sets *out to e's object, the caller's own; out must be of

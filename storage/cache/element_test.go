@@ -3,6 +3,7 @@ package cache
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"runtime"
 	"testing"
 
@@ -76,7 +77,7 @@ func encodedCacher(t testing.TB) *Cacher {
 // FuzzStoredProtobufItem: the message a protobuf list writes from an
 // element's encoding is, byte for byte, the object's own Marshal (what the
 // codec writes for it as a list item), and the element decodes to the
-// object it was made of.
+// object it was made of, exactly as the codec decodes it.
 func FuzzStoredProtobufItem(f *testing.F) {
 	f.Add("a", "k", "v", "l", "x", []byte{0, 1}, true, int64(5))
 	f.Add("", "", "", "", "", []byte(nil), false, int64(0))
@@ -110,6 +111,13 @@ func FuzzStoredProtobufItem(f *testing.F) {
 		cm.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"} // as the codec decodes
 		if !equality.Semantic.DeepEqual(got, cm) {
 			t.Fatalf("decoded %#v, want %#v", got, cm)
+		}
+		viaCodec := &corev1.ConfigMap{}
+		if _, _, err := c.codec.Decode(e.data, nil, viaCodec); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, viaCodec) {
+			t.Fatalf("decoded %#v, the codec decodes %#v", got, viaCodec)
 		}
 	})
 }

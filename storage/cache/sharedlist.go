@@ -68,6 +68,7 @@ const (
 	unknownRaw         = 2
 	unknownContentType = 4
 	typeMetaAPIVersion = 1
+	typeMetaKind       = 2
 )
 
 var errNotProtobuf = errors.New("not kube's protobuf envelope of a protobuf message")
@@ -75,16 +76,25 @@ var errNotProtobuf = errors.New("not kube's protobuf envelope of a protobuf mess
 // protobufEnvelope reads the apiVersion and the message (Raw) of data,
 // kube's protobuf envelope, without copying the message.
 func protobufEnvelope(data []byte) (apiVersion, raw []byte, err error) {
+	apiVersion, _, raw, err = protobufEnvelopeKind(data)
+	return apiVersion, raw, err
+}
+
+// protobufEnvelopeKind is protobufEnvelope, with the kind.
+func protobufEnvelopeKind(data []byte) (apiVersion, kind, raw []byte, err error) {
 	if !bytes.HasPrefix(data, protobufPrefix) {
-		return nil, nil, errNotProtobuf
+		return nil, nil, nil, errNotProtobuf
 	}
 	found := false
 	err = eachField(data[len(protobufPrefix):], func(field uint64, value []byte) error {
 		switch field {
 		case unknownTypeMeta:
 			return eachField(value, func(field uint64, value []byte) error {
-				if field == typeMetaAPIVersion {
+				switch field {
+				case typeMetaAPIVersion:
 					apiVersion = value
+				case typeMetaKind:
+					kind = value
 				}
 				return nil
 			})
@@ -100,7 +110,7 @@ func protobufEnvelope(data []byte) (apiVersion, raw []byte, err error) {
 	if err == nil && !found {
 		err = errNotProtobuf
 	}
-	return apiVersion, raw, err
+	return apiVersion, kind, raw, err
 }
 
 // eachField calls f on each field of a protobuf message whose fields are
