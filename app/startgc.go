@@ -4,6 +4,8 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+
+	"github.com/capstan-io/capstan/internal/startgc"
 )
 
 // startGCPercent is the garbage collector's target while the server
@@ -13,8 +15,10 @@ import (
 // again over a heap that is mostly garbage: about a tenth of the CPU until
 // ready. A higher target for those few hundred milliseconds lets the heap
 // grow a little more instead; the heap freed is returned to the operating
-// system once the post-start hooks end (server.releaseAfterStart).
-const startGCPercent = 300
+// system once the post-start hooks end (server.releaseAfterStart). The
+// command sets an even higher one until the first collection
+// (internal/startgc).
+const startGCPercent = startgc.StartPercent
 
 // startGC counts the servers of the process that are starting (tests run
 // several): the target is raised while any is, and restored after the
@@ -35,13 +39,19 @@ func relaxGCForStart() (restore func()) {
 	startGC.mu.Lock()
 	defer startGC.mu.Unlock()
 	if startGC.starting == 0 {
-		startGC.prior = debug.SetGCPercent(startGCPercent)
+		if prior, early := startgc.Claim(); early {
+			// The first collection lowers the early target to ours.
+			startGC.prior = prior
+		} else {
+			startGC.prior = debug.SetGCPercent(startGCPercent)
+		}
 	}
 	startGC.starting++
 	return sync.OnceFunc(func() {
 		startGC.mu.Lock()
 		defer startGC.mu.Unlock()
 		if startGC.starting--; startGC.starting == 0 {
+			startgc.End()
 			debug.SetGCPercent(startGC.prior)
 		}
 	})

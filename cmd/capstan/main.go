@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"github.com/capstan-io/capstan/app"
+	// Before the packages app brings: their init allocates.
+	_ "github.com/capstan-io/capstan/internal/startgc/early"
 )
 
 func main() {
