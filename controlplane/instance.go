@@ -122,7 +122,16 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		return nil
 	})
 	s.AddPostStartHook("storage-object-count-tracker-hook", func(hc server.HookContext) error {
-		go c.Storage.RunObjectCounts(hc)
+		// The first count reads every resource's keys: after the start,
+		// not competing with it for the CPU. Until then lists are
+		// estimated at their least width.
+		go func() {
+			select {
+			case <-hc.HooksDone:
+				c.Storage.RunObjectCounts(hc)
+			case <-hc.Done():
+			}
+		}()
 		return nil
 	})
 	s.AddPostStartHook("start-system-namespaces-controller", func(hc server.HookContext) error {
