@@ -126,6 +126,7 @@ func (c *Controller) Run(ctx context.Context, config *rest.Config) error {
 		}
 		ticker := c.cfg.Clock.NewTicker(borrowingPeriod)
 		defer ticker.Stop()
+		written := writtenConditions{}
 		for {
 			select {
 			case <-ctx.Done():
@@ -133,11 +134,17 @@ func (c *Controller) Run(ctx context.Context, config *rest.Config) error {
 			case <-changed:
 				pls, _ := plInformer.Lister().List(labels.Everything())
 				fss, _ := fsInformer.Lister().List(labels.Everything())
+				written.prune(fss)
 				for _, u := range c.digest(pls, fss) {
+					if written.pending(u) {
+						continue
+					}
 					if err := c.writeDangling(ctx, client, u); err != nil {
 						// Try again later: nothing else may change.
 						time.AfterFunc(5*time.Second, func() { poke(changed) })
+						continue
 					}
+					written[u.name] = u
 				}
 			case <-ticker.C():
 				c.rebalance()

@@ -17,8 +17,40 @@ const FieldManager = "api-priority-and-fairness-config-consumer-v1"
 
 // danglingUpdate is a FlowSchema whose Dangling condition must change.
 type danglingUpdate struct {
-	name      string
-	condition flowcontrolv1.FlowSchemaCondition
+	name string
+	// resourceVersion is that of the FlowSchema the change was found in.
+	resourceVersion string
+	condition       flowcontrolv1.FlowSchemaCondition
+}
+
+// writtenConditions are the Dangling conditions written, by FlowSchema,
+// until the informer shows the FlowSchema as written: a configuration
+// change seen meanwhile (at start, each object the producer creates) must
+// not write the same condition again over the same version.
+type writtenConditions map[string]danglingUpdate
+
+// pending reports whether u was written already over the version it was
+// found in.
+func (w writtenConditions) pending(u danglingUpdate) bool {
+	done, ok := w[u.name]
+	return ok && done.resourceVersion == u.resourceVersion && sameCondition(done.condition, u.condition)
+}
+
+// prune forgets the FlowSchemas that are gone.
+func (w writtenConditions) prune(fss []*flowcontrolv1.FlowSchema) {
+	present := make(map[string]bool, len(fss))
+	for _, fs := range fss {
+		present[fs.Name] = true
+	}
+	for name := range w {
+		if !present[name] {
+			delete(w, name)
+		}
+	}
+}
+
+func sameCondition(a, b flowcontrolv1.FlowSchemaCondition) bool {
+	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message
 }
 
 // danglingChange returns the condition fs should have if it differs from
@@ -33,12 +65,12 @@ func danglingChange(fs *flowcontrolv1.FlowSchema, dangling bool, now metav1.Time
 		want.Message = fmt.Sprintf("This FlowSchema references the PriorityLevelConfiguration object named %q but there is no such object", plName)
 	}
 	for _, c := range fs.Status.Conditions {
-		if c.Type == want.Type && c.Status == want.Status && c.Reason == want.Reason && c.Message == want.Message {
+		if sameCondition(c, want) {
 			return danglingUpdate{}, false
 		}
 	}
 	want.LastTransitionTime = now
-	return danglingUpdate{name: fs.Name, condition: want}, true
+	return danglingUpdate{name: fs.Name, resourceVersion: fs.ResourceVersion, condition: want}, true
 }
 
 // writeDangling applies the condition to the FlowSchema's status, as
