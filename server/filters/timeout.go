@@ -34,6 +34,7 @@ func LongRunning(info *request.Info) bool {
 // aborted rather than finished with a second status. Long-running requests
 // are not limited here.
 func WithTimeout(timeout time.Duration) Filter {
+	workers := newHandlerWorkers(workerIdleTimeout)
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			info, _ := request.InfoFrom(r.Context())
@@ -46,7 +47,7 @@ func WithTimeout(timeout time.Duration) Filter {
 			tw := &timeoutWriter{w: w, header: http.Header{}}
 			done := make(chan struct{})
 			panicked := make(chan any, 1)
-			go func() {
+			workers.run(func() {
 				defer func() {
 					if p := recover(); p != nil {
 						panicked <- p
@@ -54,7 +55,7 @@ func WithTimeout(timeout time.Duration) Filter {
 					close(done)
 				}()
 				h.ServeHTTP(tw, r.WithContext(ctx))
-			}()
+			})
 			select {
 			case <-done:
 				select {
