@@ -38,7 +38,8 @@ const (
 // watches of one resource, every event's fan-out paid that scan once per
 // frame, on each connection's one writing goroutine. The random scheduler
 // keeps only streams with queued frames, and still writes control frames
-// and resets first.
+// and resets first; DATA frames are cut to fill TLS records
+// (recordSizedScheduler).
 func http2Settings(maxStreams int) *http2.Server {
 	if maxStreams <= 0 {
 		maxStreams = defaultHTTP2MaxStreams
@@ -50,7 +51,7 @@ func http2Settings(maxStreams int) *http2.Server {
 		MaxUploadBufferPerStream:     http2MaxFrameSize,
 		MaxUploadBufferPerConnection: int32(connBuffer),
 		IdleTimeout:                  idleTimeout,
-		NewWriteScheduler:            http2.NewRandomWriteScheduler,
+		NewWriteScheduler:            newRecordSizedScheduler,
 	}
 }
 
