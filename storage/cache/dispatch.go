@@ -21,17 +21,14 @@ const (
 	progressScanInterval = 250 * time.Millisecond
 )
 
-// dispatch puts ev in the input of its watchers. Those whose input is
-// full get the time the budget allows to make room; a watcher that does
-// not is closed, as kube's cacher does: its client sees the result channel
-// close and watches again from its last revision. Run's goroutine only.
+// dispatch hands ev to its watchers. Those with no room for it get the
+// time the budget allows to make room; a watcher that does not is closed,
+// as kube's cacher does: its client sees the result channel close and
+// watches again from its last revision. Run's goroutine only.
 func (c *Cacher) dispatch(ev *event, targets []*cacheWatcher) {
 	var blocked []*cacheWatcher
 	for _, w := range targets {
-		select {
-		case w.input <- ev:
-		case <-w.done:
-		default:
+		if !w.offer(ev, nil) {
 			blocked = append(blocked, w)
 		}
 	}
@@ -47,10 +44,7 @@ func (c *Cacher) dispatch(ev *event, targets []*cacheWatcher) {
 	timer := c.clock.NewTimer(budget)
 	defer timer.Stop()
 	for i, w := range blocked {
-		select {
-		case w.input <- ev:
-		case <-w.done:
-		case <-timer.C():
+		if !w.offer(ev, timer.C()) {
 			c.closeBlocked(ev, blocked[i:])
 			return // the budget is spent
 		}
@@ -61,16 +55,60 @@ func (c *Cacher) dispatch(ev *event, targets []*cacheWatcher) {
 // closeBlocked closes the watchers that still have no room for ev.
 func (c *Cacher) closeBlocked(ev *event, blocked []*cacheWatcher) {
 	for _, w := range blocked {
-		select {
-		case w.input <- ev:
-		case <-w.done:
-		default:
-			c.logger.Info("closing a watcher that does not keep up",
-				"key", w.key, "labels", w.pred.Label, "fields", w.pred.Field,
-				"buffered", len(w.input), "unread", len(w.result))
-			w.Stop()
+		if !w.offer(ev, nil) {
+			w.closeSlow()
 		}
 	}
+}
+
+// offer hands ev to w: while w is direct and result has room, what ev
+// means to the watch goes there; otherwise ev goes to input, for w's
+// goroutine to forward, waiting for room there until timeout fires (not
+// at all if timeout is nil). False if there was no room.
+// Run's goroutine only.
+func (w *cacheWatcher) offer(ev *event, timeout <-chan time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return true
+	}
+	if w.direct && len(w.result) < cap(w.result) {
+		// Only this goroutine sends to result now: the send cannot block.
+		if out, ok := w.meaning(ev); ok {
+			w.result <- out
+		}
+		return true
+	}
+	// The reader lags (or the goroutine has not caught up yet): the
+	// goroutine forwards what comes until it has.
+	w.direct = false
+	if timeout == nil {
+		select {
+		case w.input <- ev:
+			return true
+		default:
+			return false
+		}
+	}
+	select {
+	case w.input <- ev:
+		return true
+	case <-w.done:
+		return true
+	case <-timeout:
+		return false
+	}
+}
+
+// closeSlow closes a watcher that does not keep up.
+func (w *cacheWatcher) closeSlow() {
+	w.mu.Lock()
+	buffered, unread := len(w.input), len(w.result)
+	w.mu.Unlock()
+	w.c.logger.Info("closing a watcher that does not keep up",
+		"key", w.key, "labels", w.pred.Label, "fields", w.pred.Field,
+		"buffered", buffered, "unread", unread)
+	w.Stop()
 }
 
 // tick does the periodic work: forget old history, follow the backend's
@@ -136,13 +174,10 @@ func (c *Cacher) dueBookmarksLocked(now time.Time) ([]*cacheWatcher, *event) {
 	return due, &event{typ: watch.Bookmark, rv: c.rv}
 }
 
-// sendBookmarks queues bm for each watcher that has room: a bookmark is
+// sendBookmarks hands bm to each watcher that has room: a bookmark is
 // never worth closing a watcher for.
 func sendBookmarks(targets []*cacheWatcher, bm *event) {
 	for _, w := range targets {
-		select {
-		case w.input <- bm:
-		default:
-		}
+		w.offer(bm, nil)
 	}
 }

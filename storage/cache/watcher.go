@@ -14,10 +14,14 @@ import (
 	"github.com/capstan-io/capstan/storage"
 )
 
-// cacheWatcher is one Watch served by the cache. Run's goroutine puts
-// events in input without blocking (or closes a watcher that does not
-// keep up); the watcher's own goroutine filters them, makes the events the
-// watch's predicate sees, and sends them to result.
+// cacheWatcher is one Watch served by the cache. While the watcher keeps
+// up, Run's goroutine filters each event itself and puts what it means to
+// the watch straight in result ("direct"): no goroutine wakes up between
+// the cache and the watch's reader (with a thousand watchers, that hand-off
+// was a quarter of the server's CPU). While its goroutine sends the initial
+// events or the backlog, or when result is full, Run's goroutine puts the
+// events in input instead, and the goroutine forwards them until it has
+// caught up. A watcher whose input is full too is closed.
 type cacheWatcher struct {
 	c         *Cacher
 	ctx       context.Context
@@ -28,16 +32,27 @@ type cacheWatcher struct {
 	objects   storage.ObjectSharing
 	deadline  time.Time // the watch's deadline, if any
 
-	input    chan *event
 	result   chan watch.Event
 	done     chan struct{} // closed when the watcher ends
 	stopOnce sync.Once
+
+	// mu hands the live events over between the goroutine and Run's: it
+	// guards the fields below, every send to input, and every send to
+	// result by Run's goroutine, so that result is closed only when none
+	// is under way.
+	mu     sync.Mutex
+	input  chan *event // the events the goroutine forwards
+	direct bool        // Run's goroutine sends to result
+	closed bool        // result is closed
 
 	// Set before the goroutine starts, then its own:
 	initial     *tree    // the state to send ADDED events from, if any
 	endBookmark bool     // end the initial events with a bookmark
 	backlog     []*event // the history events to replay first
-	sentRV      uint64   // events up to this revision are sent or skipped
+	// sentRV: events up to this revision are sent or skipped. Whoever
+	// sends to result owns it: Run's goroutine while direct, else the
+	// watcher's.
+	sentRV uint64
 
 	// Bookmark schedule, guarded by c.mu:
 	lastBookmark   time.Time // the last bookmark queued, or the start
@@ -66,11 +81,12 @@ func (c *Cacher) removeWatcher(w *cacheWatcher) {
 	c.watchers.remove(w)
 }
 
-// run sends the initial events or the backlog, then the live events.
+// run sends the initial events or the backlog, then forwards the live
+// events whenever the watcher is not direct, and closes result when the
+// watch ends.
 func (w *cacheWatcher) run() {
-	defer close(w.result)
-	defer w.Stop()
-	if w.initial != nil && (!w.sendInitial() || w.endBookmark && !w.sendBookmark(w.sentRV, true)) {
+	defer w.finish()
+	if w.initial != nil && (!w.sendInitial() || w.endBookmark && !w.send(w.bookmark(w.sentRV, true))) {
 		return
 	}
 	w.initial = nil
@@ -81,7 +97,27 @@ func (w *cacheWatcher) run() {
 	}
 	w.backlog = nil
 	storage.WatchInitialized(w.ctx)
+	w.forward()
+}
+
+// forward delivers the events in input, making the watcher direct each
+// time it is empty, until the watch ends.
+func (w *cacheWatcher) forward() {
 	for {
+		select {
+		case ev := <-w.input:
+			if !w.deliver(ev) {
+				return
+			}
+			continue
+		default:
+		}
+		// Caught up. Run's goroutine holds mu only briefly, or while it
+		// waits for room in input: then wait for that event, not for mu.
+		if w.mu.TryLock() {
+			w.direct = len(w.input) == 0
+			w.mu.Unlock()
+		}
 		select {
 		case ev := <-w.input:
 			if !w.deliver(ev) {
@@ -93,6 +129,16 @@ func (w *cacheWatcher) run() {
 			return
 		}
 	}
+}
+
+// finish ends the watch and closes result, once no send to it is under
+// way.
+func (w *cacheWatcher) finish() {
+	w.Stop()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	close(w.result)
 }
 
 // sendInitial sends an ADDED event per selected object of w.initial.
@@ -120,18 +166,23 @@ func (w *cacheWatcher) sendInitial() bool {
 // deliver sends what ev means to this watch, if anything; false if the
 // watch has ended.
 func (w *cacheWatcher) deliver(ev *event) bool {
+	out, ok := w.meaning(ev)
+	return !ok || w.send(out)
+}
+
+// meaning is the event ev makes for this watch, if any; it moves sentRV.
+func (w *cacheWatcher) meaning(ev *event) (watch.Event, bool) {
 	if ev.rv <= w.sentRV {
-		return true
+		return watch.Event{}, false
 	}
 	w.sentRV = ev.rv
 	if ev.typ == watch.Bookmark {
-		return w.sendBookmark(ev.rv, false)
+		return w.bookmark(ev.rv, false), true
 	}
 	if !w.inScope(ev.key) {
-		return true
+		return watch.Event{}, false
 	}
-	out, ok := w.transform(ev)
-	return !ok || w.send(out)
+	return w.transform(ev)
 }
 
 // transform makes the event the predicate sees: an object entering the
@@ -201,20 +252,17 @@ func (w *cacheWatcher) inScope(key string) bool {
 
 func (w *cacheWatcher) matches(obj runtime.Object) bool { return matches(w.pred, obj) }
 
-// sendBookmark sends a BOOKMARK: an empty object carrying revision rv,
+// bookmark is a BOOKMARK: an empty object carrying revision rv,
 // annotated as the end of the initial events if asked.
-func (w *cacheWatcher) sendBookmark(rv uint64, initialEventsEnd bool) bool {
+func (w *cacheWatcher) bookmark(rv uint64, initialEventsEnd bool) watch.Event {
 	obj := w.c.newFunc()
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		w.c.logger.Error("watch cache cannot make a bookmark", "err", err)
-		return true
+	if m, err := meta.Accessor(obj); err == nil {
+		m.SetResourceVersion(formatRV(rv))
+		if initialEventsEnd {
+			m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+		}
 	}
-	m.SetResourceVersion(formatRV(rv))
-	if initialEventsEnd {
-		m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
-	}
-	return w.send(watch.Event{Type: watch.Bookmark, Object: obj})
+	return watch.Event{Type: watch.Bookmark, Object: obj}
 }
 
 // send delivers e unless the watch ends first.
