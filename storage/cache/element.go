@@ -33,6 +33,11 @@ type element struct {
 	// read often is decoded and encoded once per garbage collection, and
 	// one read once costs nothing after it.
 	shared sharedSlot
+	// read is the object as readers that share it (lists, initial
+	// events, selectors) read it, held weakly when the element is
+	// encoded: concurrent and repeated reads of an object decode it once
+	// per garbage collection, and the cache keeps none.
+	read sharedSlot
 }
 
 // newElement returns the element of obj at key: obj itself in a cache
@@ -51,12 +56,16 @@ func (c *Cacher) newElement(key string, obj runtime.Object) (*element, error) {
 }
 
 // object returns e's object for reading only: the cache's own in a cache
-// without a codec, else a new decoding of it.
+// without a codec, else a decoding of it that other readers may share.
 func (c *Cacher) object(e *element) (runtime.Object, error) {
 	if e.data == nil {
 		return e.obj, nil
 	}
-	return c.decode(e)
+	o, err := c.sharedOf(&e.read, e)
+	if err != nil {
+		return nil, err
+	}
+	return o.obj, nil
 }
 
 // ownObject returns e's object for the caller to keep and change: a copy

@@ -122,9 +122,10 @@ func FuzzStoredProtobufItem(f *testing.F) {
 	})
 }
 
-// TestEncodedListItems: a list of an encoded cache hands over items that
-// are new decodings each time (the cache keeps none), and their protobuf
-// messages only for the version they are stored at.
+// TestEncodedListItems: a list of an encoded cache hands over items
+// decoded when asked for, one decoding per object until the next garbage
+// collection (the cache keeps none after), and their protobuf messages only for the
+// version they are stored at.
 func TestEncodedListItems(t *testing.T) {
 	c := newTestCacher(t, newTestStore(t), Config{})
 	create(t, c, "items", "a", "k", "v")
@@ -141,8 +142,8 @@ func TestEncodedListItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	second, _ := items.At(0)
-	if first == second || first.(*corev1.ConfigMap).Data["k"] != "v" {
-		t.Errorf("items.At: %v and %v, want two decodings", first, second)
+	if first != second || first.(*corev1.ConfigMap).Data["k"] != "v" {
+		t.Errorf("items.At: %v and %v, want one decoding", first, second)
 	}
 	if items.Protobuf(schema.GroupVersion{Group: "apps", Version: "v1"}) != nil {
 		t.Error("the items give their protobuf messages for a version they are not stored at")
@@ -150,6 +151,11 @@ func TestEncodedListItems(t *testing.T) {
 	raw, err := items.Protobuf(schema.GroupVersion{Version: "v1"})(0)
 	if want, _ := first.(*corev1.ConfigMap).Marshal(); err != nil || !bytes.Equal(raw, want) {
 		t.Errorf("protobuf item %q, %v; want %q", raw, err, want)
+	}
+	first, second = nil, nil
+	runtime.GC()
+	if o, _ := items.(listItems).elems[0].read.load(); o != nil {
+		t.Error("the cache keeps the decoding of an item no longer in use")
 	}
 }
 

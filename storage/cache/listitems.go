@@ -73,8 +73,9 @@ func itemPtrType(list runtime.Object) (reflect.Type, error) {
 // cache's, so a list costs a slice of structs rather than a copy of every
 // object. Its receiver (the list handler, which only encodes) must not
 // change what they share. Unstructured items are a map and nothing else,
-// so they are always copied. A cache that keeps objects encoded decodes
-// each item into the list.
+// so they are always copied. A cache that keeps objects encoded shares
+// its decodings the same way, or decodes each item anew for the list
+// with storage.CopiedObjects.
 func (c *Cacher) setItems(list runtime.Object, elems []*element, objects storage.ObjectSharing) error {
 	ptr, err := meta.GetItemsPtr(list)
 	if err != nil {
@@ -91,8 +92,12 @@ func (c *Cacher) setItems(list runtime.Object, elems []*element, objects storage
 	}
 	items.Set(reflect.MakeSlice(items.Type(), len(elems), len(elems)))
 	if c.codec != nil || objects != storage.CopiedObjects && itemType != reflect.TypeFor[unstructured.Unstructured]() {
+		read := c.object
+		if objects == storage.CopiedObjects {
+			read = c.ownObject
+		}
 		for i, e := range elems {
-			obj, err := c.object(e)
+			obj, err := read(e)
 			if err != nil {
 				return err
 			}

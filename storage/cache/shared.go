@@ -112,7 +112,10 @@ func (c *Cacher) prevObj(ev *event) (runtime.Object, error) {
 func (c *Cacher) sharedOf(slot *sharedSlot, e *element) (*sharedObject, error) {
 	var err error
 	o := slot.get(e.data != nil, func() *sharedObject {
-		obj, derr := c.object(e)
+		if e.data == nil {
+			return newSharedObject(e.obj)
+		}
+		obj, derr := c.decode(e)
 		if derr != nil {
 			err = derr
 			return nil

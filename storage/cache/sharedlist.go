@@ -13,9 +13,9 @@ import (
 )
 
 // listItems are the selected elements of a list, handed over as
-// storage.ListItems: each is decoded when asked for, and the decoding is
-// not kept, so a list of an encoded cache holds one decoded item at a
-// time whatever its length.
+// storage.ListItems: each is decoded when asked for (see Cacher.object),
+// and the cache keeps no decoding, so a list of an encoded cache holds
+// one decoded item at a time whatever its length.
 type listItems struct {
 	c     *Cacher
 	elems []*element

@@ -151,7 +151,7 @@ func (w *cacheWatcher) sendInitial() bool {
 			return true
 		}
 		if w.matches(obj) {
-			ok = w.send(watch.Event{Type: watch.Added, Object: w.initialObject(e, obj)})
+			ok = w.send(watch.Event{Type: watch.Added, Object: w.initialObject(obj)})
 		}
 		return ok
 	}
@@ -233,12 +233,11 @@ func (w *cacheWatcher) objectOf(shared *sharedObject) runtime.Object {
 	return shared.obj.DeepCopyObject()
 }
 
-// initialObject is e's object (obj, read from the cache) as an initial
-// event of this watch carries it: shared with the cache to a
-// CachedObjects watch, else the watch's own.
-func (w *cacheWatcher) initialObject(e *element, obj runtime.Object) runtime.Object {
-	if w.objects == storage.CachedObjects || e.data != nil {
-		return obj // the cache's own, or a decoding of the watch's own
+// initialObject is a cached object as an initial event of this watch
+// carries it: the cache's own to a CachedObjects watch, else a copy.
+func (w *cacheWatcher) initialObject(obj runtime.Object) runtime.Object {
+	if w.objects == storage.CachedObjects {
+		return obj
 	}
 	return obj.DeepCopyObject()
 }
