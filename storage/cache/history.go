@@ -39,6 +39,9 @@ type history struct {
 	head   int
 	base   *tree
 	baseRV uint64
+	// compacted is the revision the backend last compacted to: no older
+	// one is served, even while the cache has yet to reach it.
+	compacted uint64
 }
 
 // reset forgets every event: the history starts again at the state t at
@@ -90,7 +93,11 @@ func (h *history) compact(rev, current uint64) {
 		h.dropOldest()
 	}
 	h.baseRV = max(h.baseRV, min(rev, current))
+	h.compacted = max(h.compacted, rev)
 }
+
+// oldest is the oldest revision served.
+func (h *history) oldest() uint64 { return max(h.baseRV, h.compacted) }
 
 // latest is the state after the last event.
 func (h *history) latest() *tree {
@@ -103,7 +110,7 @@ func (h *history) latest() *tree {
 // snapshotAt returns the state at revision rv, which must not be newer
 // than the cache. ok is false if rv is older than the history.
 func (h *history) snapshotAt(rv uint64) (*tree, bool) {
-	if rv < h.baseRV {
+	if rv < h.oldest() {
 		return nil, false
 	}
 	ev := h.live()
@@ -117,8 +124,8 @@ func (h *history) snapshotAt(rv uint64) (*tree, bool) {
 // since returns the events after revision rv, or an error with kube's
 // message if some of them are no longer kept.
 func (h *history) since(rv uint64) ([]*event, error) {
-	if rv < h.baseRV {
-		return nil, fmt.Errorf("too old resource version: %d (%d)", rv, h.baseRV)
+	if rv < h.oldest() {
+		return nil, fmt.Errorf("too old resource version: %d (%d)", rv, h.oldest())
 	}
 	ev := h.live()
 	i := sort.Search(len(ev), func(i int) bool { return ev[i].rv > rv })

@@ -135,3 +135,22 @@ func TestHistoryCapacity(t *testing.T) {
 		expectEvent(t, w, watch.Added, fmt.Sprint(i))
 	}
 }
+
+// TestHistoryCompactedAhead: a compaction past the cache's revision (the
+// cache has yet to see the last events before it) expires every older
+// revision at once, as in the backend.
+func TestHistoryCompactedAhead(t *testing.T) {
+	h := testHistory(HistoryConfig{Window: time.Hour, MinEvents: 1, MaxEvents: 10}, time.Now(), 5, 8)
+	h.compact(12, 8)
+	for _, rv := range []uint64{5, 8, 11} {
+		if _, ok := h.snapshotAt(rv); ok {
+			t.Errorf("snapshotAt(%d) served after a compaction to 12", rv)
+		}
+		if _, err := h.since(rv); err == nil {
+			t.Errorf("since(%d) served after a compaction to 12", rv)
+		}
+	}
+	if _, ok := h.snapshotAt(12); !ok {
+		t.Error("snapshotAt(12), the compacted revision itself, not served")
+	}
+}
