@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/server/filters"
 )
 
 // LoopbackUser is the identity of the server's own client: the post-start
@@ -28,7 +29,7 @@ type Loopback struct {
 // NewLoopback returns a Loopback with a fresh token. Its transport serves
 // nothing until the server's handler is set with SetHandler.
 func NewLoopback() *Loopback {
-	return &Loopback{token: string(uuid.NewUUID()), transport: &inProcessTransport{}}
+	return &Loopback{token: string(uuid.NewUUID()), transport: &inProcessTransport{workers: filters.NewWorkers()}}
 }
 
 // Config is a client-go config that reaches the server in-process.
@@ -67,6 +68,9 @@ func (l *Loopback) Authenticator() authn.Authenticator {
 type inProcessTransport struct {
 	mu      sync.RWMutex // guards handler
 	handler http.Handler
+	// workers run the handlers: goroutines whose stacks grew through the
+	// handler chain already.
+	workers filters.Workers
 }
 
 func (t *inProcessTransport) set(h http.Handler) {
@@ -90,7 +94,7 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 	}
 	pr, pw := io.Pipe()
 	rw := &pipeWriter{header: http.Header{}, pw: pw, started: make(chan struct{})}
-	go func() {
+	t.workers.Run(func() {
 		defer func() {
 			if p := recover(); p != nil {
 				pw.CloseWithError(&loopbackError{"handler aborted"})
@@ -99,7 +103,7 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 			_ = pw.Close()
 		}()
 		h.ServeHTTP(rw, sreq)
-	}()
+	})
 	select {
 	case <-rw.started:
 	case <-req.Context().Done():

@@ -44,3 +44,15 @@ func (p *handlerWorkers) worker(f func()) {
 		}
 	}
 }
+
+// Workers are handler goroutines kept between requests, for the other
+// places that run a request's handler on a goroutine of its own (the
+// in-process loopback transport). The functions they run must recover
+// their panics.
+type Workers struct{ w *handlerWorkers }
+
+// NewWorkers returns an empty set of workers.
+func NewWorkers() Workers { return Workers{newHandlerWorkers(workerIdleTimeout)} }
+
+// Run runs f on an idle worker, or on a new one.
+func (w Workers) Run(f func()) { w.w.run(f) }
