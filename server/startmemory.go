@@ -18,4 +18,7 @@ func releaseAfterStart(hooksDone <-chan struct{}) {
 }
 
 // releaseMemory is replaced by tests.
-var releaseMemory = debug.FreeOSMemory
+var releaseMemory = func() {
+	debug.FreeOSMemory()
+	releaseStartPages()
+}

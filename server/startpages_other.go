@@ -1,0 +1,6 @@
+//go:build !linux
+
+package server
+
+// releaseStartPages does nothing but on Linux.
+func releaseStartPages() {}
