@@ -18,7 +18,4 @@ func releaseAfterStart(hooksDone <-chan struct{}) {
 }
 
 // releaseMemory is replaced by tests.
-var releaseMemory = func() {
-	debug.FreeOSMemory()
-	releaseStartPages()
-}
+var releaseMemory = debug.FreeOSMemory
