@@ -70,7 +70,7 @@ type inProcessTransport struct {
 	handler http.Handler
 	// workers run the handlers: goroutines whose stacks grew through the
 	// handler chain already.
-	workers filters.Workers
+	workers *filters.Workers
 }
 
 func (t *inProcessTransport) set(h http.Handler) {

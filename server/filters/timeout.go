@@ -34,7 +34,7 @@ func LongRunning(info *request.Info) bool {
 // aborted rather than finished with a second status. Long-running requests
 // are not limited here.
 func WithTimeout(timeout time.Duration) Filter {
-	workers := newHandlerWorkers(workerIdleTimeout)
+	workers := NewWorkers()
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			info, _ := request.InfoFrom(r.Context())
@@ -47,7 +47,7 @@ func WithTimeout(timeout time.Duration) Filter {
 			tw := &timeoutWriter{w: w, header: http.Header{}}
 			done := make(chan struct{})
 			panicked := make(chan any, 1)
-			workers.run(func() {
+			workers.Run(func() {
 				defer func() {
 					if p := recover(); p != nil {
 						panicked <- p

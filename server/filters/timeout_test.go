@@ -58,11 +58,11 @@ func TestTimeout(t *testing.T) {
 // Work run one piece after another goes to the one worker the first
 // started, which keeps its grown stack.
 func TestHandlerWorkersReuseGoroutines(t *testing.T) {
-	p := newHandlerWorkers(time.Minute)
+	p := newWorkers(time.Minute)
 	ids := map[string]bool{}
 	done := make(chan string)
 	work := func() { done <- goroutineID() }
-	p.run(work)
+	p.Run(work)
 	ids[<-done] = true
 	for range 20 {
 		// The worker sends done before it waits for more work: give it
@@ -78,7 +78,7 @@ func TestHandlerWorkersReuseGoroutines(t *testing.T) {
 }
 
 // offer hands work to an idle worker, if one comes within many yields.
-func offer(p *handlerWorkers, work func()) bool {
+func offer(p *Workers, work func()) bool {
 	for range 1_000_000 {
 		select {
 		case p.work <- work:
