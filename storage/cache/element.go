@@ -26,6 +26,10 @@ type element struct {
 	// data is the object encoded by the cache's codec, resourceVersion
 	// included; nil when the cache keeps objects decoded.
 	data []byte
+	// msgStart and msgEnd bound the protobuf message in data when data is
+	// kube's protobuf envelope (both 0 if not): found once, here, so that
+	// a list writes each item's message without reading its envelope.
+	msgStart, msgEnd uint32
 	// obj is the object, when the cache keeps objects decoded; read only.
 	obj runtime.Object
 	// shared is the object as GetShared answers with it, made by the
@@ -52,7 +56,19 @@ func (c *Cacher) newElement(key string, obj runtime.Object) (*element, error) {
 		return nil, fmt.Errorf("encoding %s: %w", key, err)
 	}
 	// Exactly its size: the buffer grows by doubling.
-	return &element{key: key, data: bytes.Clone(c.encodeBuf.Bytes())}, nil
+	e := &element{key: key, data: bytes.Clone(c.encodeBuf.Bytes())}
+	if _, _, msg, err := protobufEnvelopeKind(e.data); err == nil {
+		// msg is a slice of data: its start is how much less room it has.
+		e.msgStart = uint32(cap(e.data) - cap(msg))
+		e.msgEnd = e.msgStart + uint32(len(msg))
+	}
+	return e, nil
+}
+
+// message returns the protobuf message of e's data, if data is kube's
+// protobuf envelope.
+func (e *element) message() ([]byte, bool) {
+	return e.data[e.msgStart:e.msgEnd], e.msgEnd > 0
 }
 
 // object returns e's object for reading only: the cache's own in a cache

@@ -40,21 +40,17 @@ func (l listItems) Protobuf(gv schema.GroupVersion) func(i int) ([]byte, error) 
 	if l.c.codec == nil {
 		return nil
 	}
-	want := gv.String()
 	if len(l.elems) > 0 {
-		if apiVersion, _, err := protobufEnvelope(l.elems[0].data); err != nil || string(apiVersion) != want {
+		if apiVersion, _, err := protobufEnvelope(l.elems[0].data); err != nil || string(apiVersion) != gv.String() {
 			return nil
 		}
 	}
 	return func(i int) ([]byte, error) {
-		apiVersion, raw, err := protobufEnvelope(l.elems[i].data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", l.elems[i].key, err)
+		msg, ok := l.elems[i].message()
+		if !ok {
+			return nil, fmt.Errorf("%s: %w", l.elems[i].key, errNotProtobuf)
 		}
-		if string(apiVersion) != want {
-			return nil, fmt.Errorf("%s is stored at %s, not %s", l.elems[i].key, apiVersion, want)
-		}
-		return raw, nil
+		return msg, nil
 	}
 }
 
