@@ -35,9 +35,9 @@ func newVerifyCache() *verifyCache {
 }
 
 // key is the cache key of verifying peers with opts; ok is false when the
-// options are not cacheable (a fixed CurrentTime, or a DNSName check).
+// options are not cacheable (cacheableOptions).
 func (c *verifyCache) key(peers []*x509.Certificate, opts x509.VerifyOptions, explicitIntermediates bool) (verifyKey, bool) {
-	if c == nil || !opts.CurrentTime.IsZero() || opts.DNSName != "" {
+	if c == nil || !cacheableOptions(opts) {
 		return verifyKey{}, false
 	}
 	k := verifyKey{roots: opts.Roots, usages: usagesKey(opts.KeyUsages)}
@@ -63,26 +63,22 @@ func usagesKey(usages []x509.ExtKeyUsage) string {
 	return string(b)
 }
 
-// verified reports whether k verified before and still holds at now.
-func (c *verifyCache) verified(k verifyKey, now time.Time) bool {
+// verified reports whether k verified before and still holds at now, and
+// until when it holds.
+func (c *verifyCache) verified(k verifyKey, now time.Time) (until time.Time, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	until, ok := c.entries[k]
-	return ok && now.Before(until)
+	until, ok = c.entries[k]
+	return until, ok && now.Before(until)
 }
 
 // remember records that k verified through chains, until the earliest
-// NotAfter of the first chain.
+// NotAfter of the first chain (chainExpiry).
 func (c *verifyCache) remember(k verifyKey, chains [][]*x509.Certificate) {
 	if len(chains) == 0 {
 		return
 	}
-	until := chains[0][0].NotAfter
-	for _, cert := range chains[0][1:] {
-		if cert.NotAfter.Before(until) {
-			until = cert.NotAfter
-		}
-	}
+	until := chainExpiry(chains)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.entries) >= verifyCacheSize {
@@ -97,4 +93,19 @@ func (c *verifyCache) remember(k verifyKey, chains [][]*x509.Certificate) {
 		}
 	}
 	c.entries[k] = until
+}
+
+// chainExpiry is when a verification through chains stops holding: the
+// earliest NotAfter of the first chain (zero without chains).
+func chainExpiry(chains [][]*x509.Certificate) time.Time {
+	if len(chains) == 0 {
+		return time.Time{}
+	}
+	until := chains[0][0].NotAfter
+	for _, cert := range chains[0][1:] {
+		if cert.NotAfter.Before(until) {
+			until = cert.NotAfter
+		}
+	}
+	return until
 }

@@ -23,14 +23,30 @@ import (
 // CA is configured), and a certificate without a CommonName get no opinion
 // (ok=false, nil error), as in kube-apiserver. A certificate that does not
 // verify is an error.
+//
+// Verifications are remembered (verifyCache), and so is each connection's
+// user (certUsers): both only for the same roots and usages and until
+// the chain's first expiry, checked on every request.
 func NewX509(verifyOptions func() x509.VerifyOptions) Authenticator {
 	cache := newVerifyCache()
+	users := newCertUsers()
 	return AuthenticatorFunc(func(r *http.Request) (*Response, bool, error) {
-		cert, ok, err := verifiedClientCert(r, verifyOptions, cache)
-		if !ok || err != nil {
+		peers, opts, ok := clientCertOptions(r, verifyOptions)
+		if !ok {
+			return nil, false, nil
+		}
+		if resp, ok := users.lookup(peers, opts, time.Now()); ok {
+			return resp, true, nil
+		}
+		until, err := verifyPeers(peers, opts, cache)
+		if err != nil {
 			return nil, false, err
 		}
-		return userFromCert(cert)
+		resp, ok, err := userFromCert(peers[0])
+		if ok && err == nil {
+			users.remember(peers, opts, until, resp)
+		}
+		return resp, ok, err
 	})
 }
 
@@ -40,21 +56,44 @@ func NewX509(verifyOptions func() x509.VerifyOptions) Authenticator {
 // without Roots, is no opinion; one that does not verify is an error.
 // Verifications that succeeded are remembered in cache (which may be nil).
 func verifiedClientCert(r *http.Request, verifyOptions func() x509.VerifyOptions, cache *verifyCache) (*x509.Certificate, bool, error) {
-	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+	peers, opts, ok := clientCertOptions(r, verifyOptions)
+	if !ok {
 		return nil, false, nil
+	}
+	if _, err := verifyPeers(peers, opts, cache); err != nil {
+		return nil, false, err
+	}
+	return peers[0], true, nil
+}
+
+// clientCertOptions is the request's presented certificates and the
+// options to verify them with; ok is false when there is nothing to
+// verify: no certificate, or options without Roots (no client CA).
+func clientCertOptions(r *http.Request, verifyOptions func() x509.VerifyOptions) ([]*x509.Certificate, x509.VerifyOptions, bool) {
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+		return nil, x509.VerifyOptions{}, false
 	}
 	opts := verifyOptions()
 	if opts.Roots == nil {
-		return nil, false, nil
+		return nil, x509.VerifyOptions{}, false
 	}
-	peers := r.TLS.PeerCertificates
+	return r.TLS.PeerCertificates, opts, true
+}
+
+// verifyPeers verifies peers[0], with the others as intermediates unless
+// opts name some, for client auth unless opts name other usages, and
+// returns until when the verification holds. Verifications that
+// succeeded are remembered in cache (which may be nil).
+func verifyPeers(peers []*x509.Certificate, opts x509.VerifyOptions, cache *verifyCache) (time.Time, error) {
 	explicitIntermediates := opts.Intermediates != nil
 	if len(opts.KeyUsages) == 0 {
 		opts.KeyUsages = clientAuthUsage
 	}
 	key, cacheable := cache.key(peers, opts, explicitIntermediates)
-	if cacheable && cache.verified(key, time.Now()) {
-		return peers[0], true, nil
+	if cacheable {
+		if until, ok := cache.verified(key, time.Now()); ok {
+			return until, nil
+		}
 	}
 	// The presented intermediates are part of the key: the pool is only
 	// needed to verify.
@@ -66,12 +105,12 @@ func verifiedClientCert(r *http.Request, verifyOptions func() x509.VerifyOptions
 	}
 	chains, err := peers[0].Verify(opts)
 	if err != nil {
-		return nil, false, fmt.Errorf("verifying certificate %s failed: %w", certificateIdentifier(peers[0]), err)
+		return time.Time{}, fmt.Errorf("verifying certificate %s failed: %w", certificateIdentifier(peers[0]), err)
 	}
 	if cacheable {
 		cache.remember(key, chains)
 	}
-	return peers[0], true, nil
+	return chainExpiry(chains), nil
 }
 
 var clientAuthUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}

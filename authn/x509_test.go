@@ -232,13 +232,32 @@ func TestX509VerifyCache(t *testing.T) {
 		t.Fatal("plain options are not cacheable")
 	}
 	c.remember(k, [][]*x509.Certificate{{jane, root.cert}})
-	if !c.verified(k, time.Now()) {
+	if _, ok := c.verified(k, time.Now()); !ok {
 		t.Error("a remembered chain is not verified")
 	}
-	if c.verified(k, jane.NotAfter) {
+	if _, ok := c.verified(k, jane.NotAfter); ok {
 		t.Error("a remembered chain is still verified when its certificate expires")
 	}
 	if _, ok := c.key([]*x509.Certificate{jane}, x509.VerifyOptions{Roots: rootPool, CurrentTime: time.Now()}, false); ok {
 		t.Error("options with a fixed time are cacheable")
+	}
+}
+
+// BenchmarkX509 is the authentication of a connection's later requests:
+// the same parsed client certificate on every request.
+func BenchmarkX509(b *testing.B) {
+	t := &testing.T{}
+	root := newTestCA(t, "root", nil)
+	roots := x509.NewCertPool()
+	roots.AddCert(root.cert)
+	auth := NewX509(func() x509.VerifyOptions {
+		return x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	})
+	r := requestWithPeers(root.client(t, pkix.Name{CommonName: "admin", Organization: []string{"system:masters"}}))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok, err := auth.AuthenticateRequest(r); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
 	}
 }
