@@ -103,8 +103,7 @@ func (d *deferredWriter) Close() error {
 		h.Set("Content-Length", strconv.Itoa(d.buf.Len()))
 		d.w.WriteHeader(d.code)
 		if d.r.Method != http.MethodHead {
-			_, err := d.w.Write(d.buf.Bytes())
-			return err
+			return writeWhole(d.w, d.buf.Bytes())
 		}
 		return nil
 	}
@@ -118,4 +117,35 @@ func (d *deferredWriter) Close() error {
 		return err
 	}
 	return nil
+}
+
+// http2HandlerBuffer is the HTTP/2 server's buffer of a handler's
+// writes: a Write larger than it goes out at once, and what it holds when
+// the handler returns goes out in the DATA frame that ends the stream.
+// responseTail is the most of a response's end written last so that the
+// server holds it, and so that its DATA frame, with the frame's 9-byte
+// header, fits the connection's 4 KiB write buffer too.
+const (
+	http2HandlerBuffer = 4 << 10
+	responseTail       = http2HandlerBuffer - 9
+)
+
+// writeWhole writes a response that is complete in b. One larger than
+// the HTTP/2 server's handler buffer is written in two parts, the last
+// one responseTail bytes. Written at once, the server finds nothing
+// buffered when the handler returns and ends the stream with an empty
+// DATA frame of its own; when the response's last frame was small enough
+// to wait in the connection's buffer, that frame and the empty one each
+// cost a write to the socket. A tail the server holds goes out in the
+// frame that ends the stream. (The hand-offs to the connection's writer
+// stay three: headers, data, end.)
+func writeWhole(w http.ResponseWriter, b []byte) error {
+	if len(b) > http2HandlerBuffer {
+		if _, err := w.Write(b[:len(b)-responseTail]); err != nil {
+			return err
+		}
+		b = b[len(b)-responseTail:]
+	}
+	_, err := w.Write(b)
+	return err
 }
