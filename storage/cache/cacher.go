@@ -4,9 +4,10 @@
 // A Cacher lists the underlying storage once, then keeps a copy of every
 // object of the resource current with one watch from that revision. Any
 // number of watches fan out from it; lists are served from immutable
-// snapshots of the state (copy-on-write B-tree clones), one per event of a
-// recent history window, so that exact-revision lists and continue tokens
-// work from memory. Consistent reads first wait until the cache has seen
+// snapshots of the state (copy-on-write B-tree clones), taken every few
+// events of a recent history window and when a list asks, and rebuilt
+// from the nearest one for a revision between them, so that
+// exact-revision lists and continue tokens work from memory. Consistent reads first wait until the cache has seen
 // the backend's current revision, and go to the backend if it cannot
 // catch up quickly: the cache never serves stale data where the API
 // promises fresh data. Concurrent consistent reads share their reads of
@@ -125,8 +126,7 @@ type Cacher struct {
 	stopped bool         // Run has returned
 	lastErr error        // why the cache is not ready
 	rv      uint64       // the revision the cache has seen everything up to
-	state   *tree        // the live state, changed by Run's goroutine only
-	hist    history
+	hist    history      // the live state and recent events; Run's goroutine changes them
 	// rvChanged is closed and replaced whenever rv or ready changes.
 	rvChanged chan struct{}
 	watchers  watcherIndex
@@ -157,7 +157,6 @@ func New(cfg Config) (*Cacher, error) {
 		logger:    cfg.Logger.With("resource", cfg.GroupResource.String()),
 		budget:    newTimeBudget(cfg.Clock),
 		hist:      history{cfg: cfg.History},
-		state:     newTree(),
 		rvChanged: make(chan struct{}),
 		watchers:  newWatcherIndex(),
 		lastErr:   errors.New("initializing"),
@@ -168,7 +167,7 @@ func New(cfg Config) (*Cacher, error) {
 	}
 	c.progress = newProgressRequester(request, cfg.Clock, c.logger)
 	c.revisions = newRevisionBatcher(cfg.Storage.CurrentResourceVersion)
-	c.hist.reset(c.state.Clone(), 0)
+	c.hist.reset(newTree(), 0)
 	return c, nil
 }
 

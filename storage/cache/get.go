@@ -44,12 +44,12 @@ func (c *Cacher) getElement(ctx context.Context, key string, opts storage.GetOpt
 		}
 	}
 	c.mu.RLock()
-	ready, current, state := c.ready, c.rv, c.hist.latest()
+	ready, current := c.ready, c.rv
+	e, ok := c.hist.get(prepared)
 	c.mu.RUnlock()
 	if !ready || rv > current {
 		return nil, false, nil
 	}
-	e, ok := get(state, prepared)
 	if !ok {
 		if opts.IgnoreNotFound {
 			return nil, true, nil

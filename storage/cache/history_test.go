@@ -14,14 +14,13 @@ import (
 )
 
 // testHistory returns a history of events at the given revisions, one
-// second apart from t0, over a state holding one element per event.
+// second apart from t0, each adding an element.
 func testHistory(cfg HistoryConfig, t0 time.Time, rvs ...uint64) *history {
-	state := newTree()
 	h := &history{cfg: cfg}
-	h.reset(state.Clone(), 1)
+	h.reset(newTree(), 1)
 	for i, rv := range rvs {
-		state.ReplaceOrInsert(&element{key: fmt.Sprint(rv)})
-		h.append(&event{rv: rv, at: t0.Add(time.Duration(i) * time.Second), snap: state.Clone()})
+		key := fmt.Sprint(rv)
+		h.record(&event{typ: watch.Added, key: key, elem: &element{key: key}, rv: rv, at: t0.Add(time.Duration(i) * time.Second)})
 	}
 	return h
 }

@@ -240,3 +240,53 @@ func TestSetItemsUnstructured(t *testing.T) {
 		t.Fatal("an Unstructured listed into a ConfigMapList: no error")
 	}
 }
+
+// TestExactListsRebuilt: a list at any revision of the history, most of
+// which the cache rebuilds from the nearest snapshot it kept, is the
+// backend's list at that revision, whole and in pages.
+func TestExactListsRebuilt(t *testing.T) {
+	s := &countingStorage{Store: newTestStore(t)}
+	c := newTestCacher(t, s, Config{})
+	first := rvOf(t, create(t, c, "rebuilt", "first").ResourceVersion)
+	exists := map[string]bool{}
+	var last *corev1.ConfigMap
+	for i := range 3 * checkpointEvery {
+		name := fmt.Sprintf("r%02d", i%23)
+		switch {
+		case !exists[name]:
+			last = create(t, c, "rebuilt", name, "n", fmt.Sprint(i))
+		case i%7 == 3:
+			remove(t, c, "rebuilt", name)
+		default:
+			last = setData(t, c, "rebuilt", name, "n", fmt.Sprint(i))
+		}
+		exists[name] = !exists[name] || i%7 != 3
+	}
+	final := rvOf(t, setData(t, c, "rebuilt", last.Name, "n", "final").ResourceVersion)
+	waitForRV(t, c, final)
+	lists := s.lists.Load()
+	for rv := final; rv >= first; rv-- {
+		at := storage.ListOptions{ResourceVersion: fmt.Sprint(rv), ResourceVersionMatch: storage.MatchExact}
+		want := list(t, s.Store, "/configmaps/rebuilt", at)
+		if got := list(t, c, "/configmaps/rebuilt", at); !reflect.DeepEqual(got.Items, want.Items) || got.ResourceVersion != want.ResourceVersion {
+			t.Fatalf("list at %d: %v, want %v", rv, listNames(got), listNames(want))
+		}
+		// Legacy paging at rv, in pages of 4.
+		paged := storage.ListOptions{ResourceVersion: fmt.Sprint(rv), Predicate: storage.SelectionPredicate{Limit: 4}}
+		var items []corev1.ConfigMap
+		for {
+			l := list(t, c, "/configmaps/rebuilt", paged)
+			items = append(items, l.Items...)
+			if l.Continue == "" {
+				break
+			}
+			paged.Predicate.Continue = l.Continue
+		}
+		if !reflect.DeepEqual(items, want.Items) {
+			t.Fatalf("pages at %d: %v, want %v", rv, len(items), listNames(want))
+		}
+	}
+	if n := s.lists.Load() - lists; n != 0 {
+		t.Errorf("%d exact lists went to the backend", n)
+	}
+}

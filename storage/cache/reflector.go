@@ -210,16 +210,7 @@ func (c *Cacher) apply(e watch.Event) error {
 	// before it is collected.
 	ev.shared.get(elem.data != nil, func() *sharedObject { return newSharedObject(e.Object) })
 	c.mu.Lock()
-	if old, ok := get(c.state, key); ok {
-		ev.prev = old
-	}
-	if e.Type == watch.Deleted {
-		c.state.Delete(&element{key: key})
-	} else {
-		c.state.ReplaceOrInsert(elem)
-	}
-	ev.snap = c.state.Clone()
-	c.hist.append(ev)
+	c.hist.record(ev)
 	c.setRVLocked(rv)
 	c.targets = c.watchers.forKey(key, c.targets[:0])
 	c.mu.Unlock()
@@ -231,8 +222,7 @@ func (c *Cacher) apply(e watch.Event) error {
 func (c *Cacher) replace(state *tree, rv uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.state = state
-	c.hist.reset(state.Clone(), rv)
+	c.hist.reset(state, rv)
 	c.ready, c.lastErr = true, nil
 	c.setRVLocked(rv)
 	c.logger.Info("watch cache ready", "rv", rv, "objects", state.Len())

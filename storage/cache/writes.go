@@ -72,7 +72,7 @@ func (c *Cacher) cachedCopy(key string) runtime.Object {
 		return nil
 	}
 	c.mu.RLock()
-	e, ok := get(c.hist.latest(), key)
+	e, ok := c.hist.get(key)
 	ready := c.ready
 	c.mu.RUnlock()
 	if !ok || !ready {
