@@ -7,12 +7,12 @@
 // snapshots of the state (copy-on-write B-tree clones), taken every few
 // events of a recent history window and when a list asks, and rebuilt
 // from the nearest one for a revision between them, so that
-// exact-revision lists and continue tokens work from memory. Consistent reads first wait until the cache has seen
-// the backend's current revision, and go to the backend if it cannot
-// catch up quickly: the cache never serves stale data where the API
-// promises fresh data. Concurrent consistent reads share their reads of
-// the backend's revision (revisionBatcher). Writes and Count go to the
-// backend.
+// exact-revision lists and continue tokens work from memory. Consistent
+// reads first wait until the cache has seen the backend's current
+// revision, and go to the backend if it cannot catch up quickly: the
+// cache never serves stale data where the API promises fresh data.
+// Concurrent consistent reads share their reads of the backend's revision
+// (revisionBatcher). Writes and Count go to the backend.
 package cache
 
 import (
