@@ -35,7 +35,9 @@ type event struct {
 // snapshots of the state (checkpoints). A snapshot costs about a
 // root-to-leaf path of B-tree nodes (~1-1.5 KB) that the next change must
 // copy; a list at a revision between checkpoints replays at most this many
-// events on a copy of the one before it.
+// events on a copy of the one before it. At 64, the heap after 30,000
+// creates (BenchmarkFillHeap30000) is 20 MB where a snapshot per event
+// made it 54 MB, and within 0.5 MB of 256; the longest replay took ~30 us.
 const checkpointEvery = 64
 
 // history is the window of recent events, with the state after some of
@@ -49,8 +51,8 @@ const checkpointEvery = 64
 // so that the state at baseRV can be rebuilt too.
 type history struct {
 	cfg HistoryConfig
-	// events is ordered by rv; events[anchor:head] are older than baseRV
-	// and only replayed, the live ones are events[head:].
+	// events is ordered by rv; events[anchor:head] are not newer than
+	// baseRV and only replayed, the live ones are events[head:].
 	events       []*event
 	anchor, head int
 	// base is the state before events[anchor].
