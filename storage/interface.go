@@ -151,6 +151,16 @@ type ListItems interface {
 	Protobuf(gv schema.GroupVersion) func(i int) ([]byte, error)
 }
 
+// ProtobufEnvelope is implemented by the objects of a watch's initial
+// events (with EncodedObjects) that the watch cache keeps encoded as
+// kube's protobuf envelope.
+type ProtobufEnvelope interface {
+	// Protobuf returns the object as kube's protobuf envelope at version
+	// gv, byte for byte what the codec writes for it at gv, if it is kept
+	// at gv; else false. The bytes are the cache's: read only.
+	Protobuf(gv schema.GroupVersion) ([]byte, bool)
+}
+
 // ObjectSharing says whether a watch's receiver owns the objects of its
 // events, or shares them with the watch cache and other watches, which
 // saves a copy per watch and event; and whether a list's receiver owns
@@ -165,6 +175,8 @@ const (
 	// wrappers shared by every watch that asked the same. The receiver
 	// (the watch handler) encodes them through a serializer, which
 	// encodes each once per wire format, or takes a copy with GetObject.
+	// Those of initial events may be runtime.CacheableObject wrappers too,
+	// of the watch's own, and may be ProtobufEnvelope.
 	EncodedObjects
 	// CachedObjects: the events carry the cache's own objects. The
 	// receiver (an in-process informer whose users only read) never

@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/capstan-io/capstan/storage"
 )
 
 // watchEncoder writes the events of one watch stream, each a framed
@@ -38,6 +40,9 @@ func newWatchEncoder(s *Scope, r *http.Request, out output, w io.Writer) *watchE
 // write writes ev to w, the response the framer was made over.
 func (e *watchEncoder) write(w io.Writer, ev watch.Event) error {
 	obj := ev.Object
+	if data, ok := e.storedProtobuf(obj); ok {
+		return e.writeEvent(e.framed, data, ev.Type)
+	}
 	if co, ok := obj.(runtime.CacheableObject); ok && ev.Type != watch.Error {
 		if e.out.as == asObject {
 			return e.encodeShared(w, obj, co, ev.Type)
@@ -61,8 +66,25 @@ func (e *watchEncoder) encode(framed io.Writer, obj runtime.Object, typ watch.Ev
 		e.s.Logger.Error("encoding watch event", "err", err)
 		return err
 	}
-	event := &metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: e.embedded.Bytes()}}
+	return e.writeEvent(framed, e.embedded.Bytes(), typ)
+}
+
+// writeEvent writes the framed event of type typ around embedded, the
+// object's encoding, to framed.
+func (e *watchEncoder) writeEvent(framed io.Writer, embedded []byte, typ watch.EventType) error {
+	event := &metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: embedded}}
 	return encodeObject(e.stream.Serializer, event, framed)
+}
+
+// storedProtobuf returns obj's encoding as the watch writes it, when obj
+// keeps it (the watch cache's initial events: storage.ProtobufEnvelope)
+// and the watch writes objects as they are in protobuf at that version.
+func (e *watchEncoder) storedProtobuf(obj runtime.Object) ([]byte, bool) {
+	pe, ok := obj.(storage.ProtobufEnvelope)
+	if !ok || e.out.as != asObject || e.out.info.MediaType != runtime.ContentTypeProtobuf {
+		return nil, false
+	}
+	return pe.Protobuf(e.s.targetVersion(obj))
 }
 
 func (e *watchEncoder) encoderFor(obj runtime.Object) runtime.Encoder {

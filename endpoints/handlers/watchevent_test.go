@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"sync"
@@ -9,9 +10,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/storage"
 )
 
 // TestSharedWatchEventsEncodedOnce: watches of an object shared with
@@ -112,3 +119,78 @@ func (o *countingShared) CacheEncode(id kruntime.Identifier, encode func(kruntim
 func (o *countingShared) GetObject() kruntime.Object       { return o.obj.DeepCopyObject() }
 func (o *countingShared) DeepCopyObject() kruntime.Object  { return o.GetObject() }
 func (o *countingShared) GetObjectKind() schema.ObjectKind { return o.obj.GetObjectKind() }
+
+// TestWatchListIsTheCodecsEncoding: the initial events of a WatchList from
+// the watch cache, which a protobuf watch writes from the objects' stored
+// encodings without decoding them, are byte for byte what the codec
+// writes for the decoded objects, in every form a watch takes.
+func TestWatchListIsTheCodecsEncoding(t *testing.T) {
+	scope, s := configMapScope(t)
+	odd := []*corev1.ConfigMap{
+		{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"k": "v", "a": "b"},
+			Annotations: map[string]string{"html": "<a href=\"x\">&</a>", "unicode": "héllo \u2028 \u00e9 ☃"}},
+			Data: map[string]string{"z": "1", "a": "2", "esc": "\x01\t\n\"\\"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "b", Finalizers: []string{"x/y"}},
+			BinaryData: map[string][]byte{"bin": {0, 1, 2, 255}}, Immutable: new(true)},
+		{ObjectMeta: metav1.ObjectMeta{Name: "c"}},
+	}
+	for _, cm := range odd {
+		cm.Namespace = "wl"
+		if err := s.Create(context.Background(), cmKey("wl", cm.Name), cm, &corev1.ConfigMap{}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, accept := range []string{
+		kruntime.ContentTypeJSON, kruntime.ContentTypeProtobuf,
+		kruntime.ContentTypeJSON + ";as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+		kruntime.ContentTypeProtobuf + ";as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+		kruntime.ContentTypeJSON + ";as=Table;g=meta.k8s.io;v=v1",
+	} {
+		t.Run(accept, func(t *testing.T) {
+			events := initialEvents(t, scope, "wl")
+			if len(events) != len(odd) {
+				t.Fatalf("%d initial events, want %d", len(events), len(odd))
+			}
+			for _, ev := range events {
+				co, ok := ev.Object.(kruntime.CacheableObject)
+				if !ok {
+					t.Fatalf("initial event object %T, want the cache's stored object", ev.Object)
+				}
+				decoded := co.GetObject()
+				enc := newTestWatchEncoder(t, scope, accept, io.Discard)
+				if _, stored := enc.storedProtobuf(ev.Object); stored != (accept == kruntime.ContentTypeProtobuf) {
+					t.Errorf("written from the stored encoding: %t", stored)
+				}
+				got := watchEventBytes(t, scope, accept, ev)
+				if want := watchEventBytes(t, scope, accept, watch.Event{Type: ev.Type, Object: decoded}); !bytes.Equal(got, want) {
+					t.Errorf("initial event of %s:\n got %q\nwant %q", decoded.(*corev1.ConfigMap).Name, got, want)
+				}
+			}
+		})
+	}
+}
+
+// initialEvents are the ADDED events of a WatchList of ns's config maps
+// as the watch handler receives them.
+func initialEvents(t *testing.T, scope *Scope, ns string) []watch.Event {
+	t.Helper()
+	ctx, cancel := context.WithCancel(request.WithNamespace(context.Background(), ns))
+	defer cancel()
+	w, err := scope.Storage.(rest.Watcher).Watch(ctx, &rest.ListOptions{
+		LabelSelector: labels.Everything(), FieldSelector: fields.Everything(),
+		SendInitialEvents: new(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+		AllowWatchBookmarks: true, Objects: storage.EncodedObjects})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var events []watch.Event
+	for ev := range w.ResultChan() {
+		if ev.Type == watch.Bookmark {
+			return events
+		}
+		events = append(events, ev)
+	}
+	t.Fatal("the watch ended before its initial events did")
+	return nil
+}

@@ -46,9 +46,10 @@ type cacheWatcher struct {
 	closed bool        // result is closed
 
 	// Set before the goroutine starts, then its own:
-	initial     *tree    // the state to send ADDED events from, if any
-	endBookmark bool     // end the initial events with a bookmark
-	backlog     []*event // the history events to replay first
+	initial     *tree      // the state to send ADDED events from, if any
+	endBookmark bool       // end the initial events with a bookmark
+	storedKind  *fixedKind // of the initial events' storedObjects
+	backlog     []*event   // the history events to replay first
 	// sentRV: events up to this revision are sent or skipped. Whoever
 	// sends to result owns it: Run's goroutine while direct, else the
 	// watcher's.
@@ -145,13 +146,13 @@ func (w *cacheWatcher) finish() {
 func (w *cacheWatcher) sendInitial() bool {
 	ok := true
 	each := func(e *element) bool {
-		obj, err := w.c.object(e)
+		obj, err := w.initialObject(e)
 		if err != nil {
 			w.c.logger.Error("watch cache skipping an object", "key", e.key, "err", err)
 			return true
 		}
-		if w.matches(obj) {
-			ok = w.send(watch.Event{Type: watch.Added, Object: w.initialObject(obj)})
+		if obj != nil {
+			ok = w.send(watch.Event{Type: watch.Added, Object: obj})
 		}
 		return ok
 	}
@@ -233,13 +234,30 @@ func (w *cacheWatcher) objectOf(shared *sharedObject) runtime.Object {
 	return shared.obj.DeepCopyObject()
 }
 
-// initialObject is a cached object as an initial event of this watch
-// carries it: the cache's own to a CachedObjects watch, else a copy.
-func (w *cacheWatcher) initialObject(obj runtime.Object) runtime.Object {
-	if w.objects == storage.CachedObjects {
-		return obj
+// initialObject is e's object as an initial event of this watch carries
+// it, nil if the watch does not select it: the cache's own to a
+// CachedObjects watch; the element itself to an EncodedObjects watch in a
+// cache that keeps objects encoded, decoded only if the predicate needs
+// it, for the receiver to write its encoding as it is or decode it;
+// else a copy.
+func (w *cacheWatcher) initialObject(e *element) (runtime.Object, error) {
+	stored := w.objects == storage.EncodedObjects && e.data != nil
+	if stored && w.storedKind == nil {
+		w.storedKind = storedKind(e.data)
 	}
-	return obj.DeepCopyObject()
+	if stored && w.pred.Empty() {
+		return &storedObject{c: w.c, e: e, kind: w.storedKind}, nil
+	}
+	obj, err := w.c.object(e)
+	switch {
+	case err != nil || !w.matches(obj):
+		return nil, err
+	case stored:
+		return &storedObject{c: w.c, e: e, kind: w.storedKind}, nil
+	case w.objects == storage.CachedObjects:
+		return obj, nil
+	}
+	return obj.DeepCopyObject(), nil
 }
 
 func (w *cacheWatcher) inScope(key string) bool {
