@@ -69,7 +69,12 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 	w.Header().Set("Content-Type", watchContentType(out.info))
 	w.WriteHeader(http.StatusOK)
 	_ = rc.Flush()
-	events := newWatchEncoder(s, r, out, w)
+	// Events that come while others are queued (the initial events of a
+	// WatchList, a burst of changes) are written together; the stream is
+	// flushed whenever it has caught up.
+	batch := &batchWriter{w: w}
+	defer batch.close()
+	events := newWatchEncoder(s, r, out, batch)
 	for {
 		select {
 		case <-ctx.Done():
@@ -78,10 +83,16 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 			if !ok {
 				return
 			}
-			if err := events.write(w, ev); err != nil {
+			if len(wi.ResultChan()) > 0 {
+				batch.gather()
+			}
+			if err := events.write(batch, ev); err != nil {
 				return
 			}
 			if len(wi.ResultChan()) == 0 {
+				if batch.close() != nil {
+					return
+				}
 				_ = rc.Flush()
 			}
 		}
