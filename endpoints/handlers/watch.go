@@ -69,9 +69,9 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 	w.Header().Set("Content-Type", watchContentType(out.info))
 	w.WriteHeader(http.StatusOK)
 	_ = rc.Flush()
-	// Events that come while others are queued (the initial events of a
-	// WatchList, a burst of changes) are written together; the stream is
-	// flushed whenever it has caught up.
+	// While a backlog waits (the initial events of a WatchList, a burst
+	// of changes), events are written together; the stream is flushed
+	// whenever it has caught up.
 	batch := &batchWriter{w: w}
 	defer batch.close()
 	events := newWatchEncoder(s, r, out, batch)
@@ -83,7 +83,7 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 			if !ok {
 				return
 			}
-			if len(wi.ResultChan()) > 0 {
+			if len(wi.ResultChan()) >= watchBacklog {
 				batch.gather()
 			}
 			if err := events.write(batch, ev); err != nil {

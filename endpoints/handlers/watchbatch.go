@@ -10,11 +10,16 @@ import (
 // before it writes them: two DATA frames of 16 KiB.
 const watchBatchSize = 32 << 10
 
+// watchBacklog is how many queued events make a watch gather them: a
+// few events that come together are written as they come, so that the
+// thousands of watches a change fans out to do not each take a buffer.
+const watchBacklog = 16
+
 // watchBatches are the buffers of watches that have events queued.
 var watchBatches = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, watchBatchSize)) }}
 
 // batchWriter writes a watch's events to the response, gathering them
-// while more are queued. The HTTP/2 server hands a handler's writes to
+// while a backlog is queued. The HTTP/2 server hands a handler's writes to
 // the connection's writer in chunks of 4 KiB, each a round trip between
 // goroutines: a WatchList of 5,000 config maps made about 700 of them;
 // written in batches of watchBatchSize, it makes one per 32 KiB.
