@@ -26,12 +26,12 @@ import (
 func WithAuditID(auditing audit.Config) Filter {
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			id := r.Header.Get(audit.HeaderAuditID)
+			id := headerValue(r.Header, auditIDKey)
 			if id == "" {
 				id = uuid.NewString()
 			}
-			if w.Header().Get(audit.HeaderAuditID) == "" {
-				w.Header().Set(audit.HeaderAuditID, id)
+			if h := w.Header(); headerValue(h, auditIDKey) == "" {
+				h[auditIDKey] = []string{id}
 			}
 			if auditing.Enabled() {
 				ctx, _ := audit.NewContext(r.Context(), auditing, id, time.Now())
@@ -40,6 +40,19 @@ func WithAuditID(auditing audit.Config) Filter {
 			h.ServeHTTP(w, r)
 		})
 	}
+}
+
+// auditIDKey is the Audit-ID header's key in a Header map. Get and Set
+// canonicalize a key they are given on every call, and "Audit-ID" is not
+// canonical: each call cost a new string.
+var auditIDKey = http.CanonicalHeaderKey(audit.HeaderAuditID)
+
+// headerValue is h.Get(key) for a key already canonical.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // WithAudit records the authenticated request at the level the policy

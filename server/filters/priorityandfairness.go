@@ -46,8 +46,9 @@ func WithPriorityAndFairness(fc *flowcontrol.Controller) Filter {
 			waitCtx, cancel := fc.WaitContext(ctx, arrived)
 			a := fc.Start(waitCtx, flowcontrol.Digest{Info: info, User: user}, r.URL.RawQuery)
 			cancel()
-			w.Header().Set(flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID, string(a.PriorityLevel.UID))
-			w.Header().Set(flowcontrolv1.ResponseHeaderMatchedFlowSchemaUID, string(a.FlowSchema.UID))
+			header := w.Header()
+			header[priorityLevelUIDKey] = []string{string(a.PriorityLevel.UID)}
+			header[flowSchemaUIDKey] = []string{string(a.FlowSchema.UID)}
 			if !a.Admitted() {
 				tooManyRequests(w, fc.RetryAfter(a))
 				return
@@ -65,6 +66,14 @@ func WithPriorityAndFairness(fc *flowcontrol.Controller) Filter {
 		})
 	}
 }
+
+// The keys of the response headers naming the schema and level matched,
+// canonical once: Header.Set canonicalizes a key on every call, and
+// these are not canonical.
+var (
+	priorityLevelUIDKey = http.CanonicalHeaderKey(flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID)
+	flowSchemaUIDKey    = http.CanonicalHeaderKey(flowcontrolv1.ResponseHeaderMatchedFlowSchemaUID)
+)
 
 // tooManyRequests is kube's answer to a request APF turned away: plain
 // text, not a Status (client-go makes a TooManyRequests error of it).
