@@ -45,7 +45,8 @@ func WithHeader(ctx context.Context, header http.Header) context.Context {
 	if _, ok := ctx.Value(recorderKey{}).(*recorder); ok {
 		return ctx
 	}
-	return context.WithValue(ctx, recorderKey{}, &recorder{header: header, seen: map[string]bool{}})
+	// seen is made by the first warning: most requests raise none.
+	return context.WithValue(ctx, recorderKey{}, &recorder{header: header})
 }
 
 // Add records msg as a warning of the request ctx belongs to; without a
@@ -65,6 +66,9 @@ func Add(ctx context.Context, msg string) {
 func (r *recorder) add(msg string) {
 	if r.seen[msg] || (r.cutting && r.runes >= maxRunes) {
 		return
+	}
+	if r.seen == nil {
+		r.seen = map[string]bool{}
 	}
 	r.seen[msg] = true
 	r.texts = append(r.texts, msg)
