@@ -44,24 +44,19 @@ func WithTimeout(timeout time.Duration) Filter {
 			}
 			ctx, cancel := context.WithTimeout(r.Context(), timeout)
 			defer cancel()
-			tw := &timeoutWriter{w: w, header: http.Header{}}
-			done := make(chan struct{})
-			panicked := make(chan any, 1)
+			run := &timeoutRun{tw: timeoutWriter{w: w, header: http.Header{}}, done: make(chan struct{})}
+			tw := &run.tw
 			workers.Run(func() {
 				defer func() {
-					if p := recover(); p != nil {
-						panicked <- p
-					}
-					close(done)
+					run.panicked = recover()
+					close(run.done)
 				}()
 				h.ServeHTTP(tw, r.WithContext(ctx))
 			})
 			select {
-			case <-done:
-				select {
-				case p := <-panicked:
-					panic(p)
-				default:
+			case <-run.done:
+				if run.panicked != nil {
+					panic(run.panicked)
 				}
 			case <-ctx.Done():
 				if tw.timeOut() {
@@ -72,6 +67,14 @@ func WithTimeout(timeout time.Duration) Filter {
 			}
 		})
 	}
+}
+
+// timeoutRun is one request's handler run by the timeout filter: one
+// allocation for what the filter and the worker share.
+type timeoutRun struct {
+	tw       timeoutWriter
+	done     chan struct{} // closed when the handler returned
+	panicked any           // the handler's panic; set before done is closed
 }
 
 // timeoutWriter passes writes through until the request times out. The
