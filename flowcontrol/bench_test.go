@@ -3,6 +3,7 @@ package flowcontrol
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/capstan-io/capstan/apis/flowcontrol/bootstrap"
 	"github.com/capstan-io/capstan/authn"
@@ -19,14 +20,14 @@ func BenchmarkStartFinish(b *testing.B) {
 	d := Digest{Info: &request.Info{IsResourceRequest: true, Verb: "get", APIVersion: "v1", Resource: "configmaps", Namespace: "default", Name: "x"},
 		User: &authn.User{Name: "alice", Groups: []string{authn.AllAuthenticated}}}
 	ctx := context.Background()
-	a := c.Start(ctx, d, "")
+	a := c.Start(ctx, time.Now(), d, "")
 	a.Finish()
 	if a.PriorityLevel.Name != "global-default" {
 		b.Fatalf("classified into %s", a.PriorityLevel.Name)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		a := c.Start(ctx, d, "")
+		a := c.Start(ctx, time.Now(), d, "")
 		a.Finish()
 	}
 }

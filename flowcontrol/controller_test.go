@@ -51,7 +51,7 @@ func TestMandatoryBeforeConfig(t *testing.T) {
 		{digestFor("admin", authn.SystemPrivilegedGroup), "exempt", "exempt", true},
 		{digestFor("alice"), "catch-all", "catch-all", false},
 	} {
-		a := c.Start(context.Background(), tc.d, "")
+		a := c.Start(context.Background(), time.Now(), tc.d, "")
 		if !a.Admitted() || a.FlowSchema.Name != tc.schema || a.PriorityLevel.Name != tc.level {
 			t.Fatalf("%s: admitted %v into %s/%s", tc.d.User.Name, a.Admitted(), a.FlowSchema.Name, a.PriorityLevel.Name)
 		}
@@ -60,17 +60,17 @@ func TestMandatoryBeforeConfig(t *testing.T) {
 	// catch-all has all 10 seats and rejects past them.
 	var held []Admission
 	for range 10 {
-		a := c.Start(context.Background(), digestFor("alice"), "")
+		a := c.Start(context.Background(), time.Now(), digestFor("alice"), "")
 		if !a.Admitted() {
 			t.Fatal("rejected within the limit")
 		}
 		held = append(held, a)
 	}
-	if c.Start(context.Background(), digestFor("alice"), "").Admitted() {
+	if c.Start(context.Background(), time.Now(), digestFor("alice"), "").Admitted() {
 		t.Fatal("admitted past catch-all's limit")
 	}
 	for range 50 {
-		a := c.Start(context.Background(), digestFor("admin", authn.SystemPrivilegedGroup), "")
+		a := c.Start(context.Background(), time.Now(), digestFor("admin", authn.SystemPrivilegedGroup), "")
 		if !a.Admitted() {
 			t.Fatal("an exempt request was rejected")
 		}
@@ -100,7 +100,7 @@ func TestClassificationOrder(t *testing.T) {
 		{digestFor("carol"), "catch-all"},    // the dangling schema is skipped
 		{digestFor("root", authn.SystemPrivilegedGroup), "exempt"},
 	} {
-		a := c.Start(context.Background(), tc.d, "")
+		a := c.Start(context.Background(), time.Now(), tc.d, "")
 		a.Finish()
 		if a.FlowSchema.Name != tc.schema {
 			t.Errorf("%s: classified by %s, want %s", tc.d.User.Name, a.FlowSchema.Name, tc.schema)

@@ -35,9 +35,10 @@ func (a Admission) Finish() {
 }
 
 // Start classifies the request, estimates its width, and waits for its
-// seats in its level: at most until wait is done. rawQuery is the
+// seats in its level: at most until ctx is done or the request's wait
+// limit (waitContext: counted from arrived) has passed. rawQuery is the
 // request's URL query, read only to estimate lists.
-func (c *Controller) Start(wait context.Context, d Digest, rawQuery string) Admission {
+func (c *Controller) Start(ctx context.Context, arrived time.Time, d Digest, rawQuery string) Admission {
 	st := c.state.Load()
 	fs := st.classify(d)
 	l := st.levels[fs.Spec.PriorityLevelConfiguration.Name]
@@ -54,9 +55,17 @@ func (c *Controller) Start(wait context.Context, d Digest, rawQuery string) Admi
 		c.retry.dropped(l.pl.Name)
 		return a
 	}
-	if !req.Wait(wait) {
-		c.retry.dropped(l.pl.Name)
-		return a
+	// Most requests are dispatched at once (exempt ones always): the
+	// wait's deadline, a timer and four allocations, is made only for
+	// those that queue.
+	if req.Queued() {
+		wait, cancel := c.waitContext(ctx, arrived)
+		ok := req.Wait(wait)
+		cancel()
+		if !ok {
+			c.retry.dropped(l.pl.Name)
+			return a
+		}
 	}
 	a.req = req
 	return a
@@ -71,10 +80,10 @@ func (c *Controller) RetryAfter(a Admission) int64 {
 	return c.retry.get(a.PriorityLevel.Name)
 }
 
-// WaitContext bounds how long a request may wait in a queue: a quarter
+// waitContext bounds how long a request may wait in a queue: a quarter
 // of the time it has from arrival to its deadline, or the default wait
 // limit without one, and never more than a minute.
-func (c *Controller) WaitContext(ctx context.Context, arrived time.Time) (context.Context, context.CancelFunc) {
+func (c *Controller) waitContext(ctx context.Context, arrived time.Time) (context.Context, context.CancelFunc) {
 	limit := c.cfg.DefaultWaitLimit
 	if deadline, ok := ctx.Deadline(); ok {
 		limit = deadline.Sub(arrived) / 4

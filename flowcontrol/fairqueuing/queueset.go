@@ -456,6 +456,10 @@ type Request struct {
 // Seats is the request's width.
 func (r *Request) Seats() int { return r.seats }
 
+// Queued reports whether the request waits in a queue, rather than
+// having been dispatched when it started: only then does Wait block.
+func (r *Request) Queued() bool { return r.ready != nil }
+
 // Wait blocks until the request is dispatched (true) or ctx is done
 // first (false: the request left its queue and must be rejected).
 func (r *Request) Wait(ctx context.Context) bool {

@@ -43,9 +43,7 @@ func WithPriorityAndFairness(fc *flowcontrol.Controller) Filter {
 				h.ServeHTTP(w, r)
 				return
 			}
-			waitCtx, cancel := fc.WaitContext(ctx, arrived)
-			a := fc.Start(waitCtx, flowcontrol.Digest{Info: info, User: user}, r.URL.RawQuery)
-			cancel()
+			a := fc.Start(ctx, arrived, flowcontrol.Digest{Info: info, User: user}, r.URL.RawQuery)
 			header := w.Header()
 			header[priorityLevelUIDKey] = []string{string(a.PriorityLevel.UID)}
 			header[flowSchemaUIDKey] = []string{string(a.FlowSchema.UID)}
