@@ -170,3 +170,48 @@ func TestRetryAfter(t *testing.T) {
 		t.Fatal("a level without rejections")
 	}
 }
+
+// TestQueuedWaitLimit checks that a request that has to queue waits no
+// longer than its limit (a quarter of the time to its context's deadline,
+// or the default), and that one dispatched at once is admitted whatever
+// its context: Start makes the wait's deadline only for a request that
+// queues.
+func TestQueuedWaitLimit(t *testing.T) {
+	c := NewController(Config{ServerConcurrencyLimit: 2, DefaultWaitLimit: 20 * time.Millisecond})
+	shares := int32(1)
+	queuing := &flowcontrolv1.PriorityLevelConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "q", UID: "uid-q"},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{NominalConcurrencyShares: &shares, LendablePercent: i32(0), BorrowingLimitPercent: i32(0),
+				LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeQueue,
+					Queuing: &flowcontrolv1.QueuingConfiguration{Queues: 1, HandSize: 1, QueueLengthLimit: 10}}}}}
+	c.digest(append(bootstrap.MandatoryPriorityLevelConfigurations(), queuing),
+		[]*flowcontrolv1.FlowSchema{schema("alice", "q", 100, userSubject("alice"))})
+
+	held := c.Start(context.Background(), time.Now(), digestFor("alice"), "")
+	if !held.Admitted() || held.PriorityLevel.Name != "q" {
+		t.Fatalf("first request: admitted %v into %v", held.Admitted(), held.PriorityLevel.Name)
+	}
+	deadline, cancel := context.WithTimeout(context.Background(), 80*time.Millisecond)
+	defer cancel()
+	canceled, cancelNow := context.WithCancel(context.Background())
+	cancelNow()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+	}{
+		{"a context without a deadline: the default limit", context.Background()},
+		{"a quarter of the time to the deadline", deadline},
+		{"a canceled context", canceled},
+	} {
+		if a := c.Start(tc.ctx, time.Now(), digestFor("alice"), ""); a.Admitted() {
+			a.Finish()
+			t.Errorf("%s: a request past the level's seat was admitted", tc.name)
+		}
+	}
+	held.Finish()
+	if a := c.Start(canceled, time.Now(), digestFor("alice"), ""); !a.Admitted() {
+		t.Error("a request dispatched at once was rejected for its canceled context")
+	} else {
+		a.Finish()
+	}
+}
