@@ -2,12 +2,14 @@ package handlers
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/capstan-io/capstan/storage"
@@ -21,6 +23,8 @@ type watchEncoder struct {
 	out    output
 	stream *runtime.StreamSerializerInfo
 	framed io.Writer // the stream's framer over the response
+	w      io.Writer // the response
+	header []byte    // of a framed protobuf event (writeStored)
 	// The encoder of the last event's version: making one per event (its
 	// identifier is built on each) was 4% of the server's CPU when 1,000
 	// watches got an event.
@@ -34,14 +38,14 @@ type watchEncoder struct {
 
 func newWatchEncoder(s *Scope, r *http.Request, out output, w io.Writer) *watchEncoder {
 	stream := out.info.StreamSerializer
-	return &watchEncoder{s: s, r: r, out: out, stream: stream, framed: stream.Framer.NewFrameWriter(w)}
+	return &watchEncoder{s: s, r: r, out: out, stream: stream, framed: stream.Framer.NewFrameWriter(w), w: w}
 }
 
 // write writes ev to w, the response the framer was made over.
 func (e *watchEncoder) write(w io.Writer, ev watch.Event) error {
 	obj := ev.Object
 	if data, ok := e.storedProtobuf(obj); ok {
-		return e.writeEvent(e.framed, data, ev.Type)
+		return e.writeStored(data, ev.Type)
 	}
 	if co, ok := obj.(runtime.CacheableObject); ok && ev.Type != watch.Error {
 		if e.out.as == asObject {
@@ -78,13 +82,44 @@ func (e *watchEncoder) writeEvent(framed io.Writer, embedded []byte, typ watch.E
 
 // storedProtobuf returns obj's encoding as the watch writes it, when obj
 // keeps it (the watch cache's initial events: storage.ProtobufEnvelope)
-// and the watch writes objects as they are in protobuf at that version.
+// and the watch writes objects as they are in protobuf at that version,
+// in length-delimited frames.
 func (e *watchEncoder) storedProtobuf(obj runtime.Object) ([]byte, bool) {
 	pe, ok := obj.(storage.ProtobufEnvelope)
-	if !ok || e.out.as != asObject || e.out.info.MediaType != runtime.ContentTypeProtobuf {
+	if !ok || e.out.as != asObject || e.out.info.MediaType != runtime.ContentTypeProtobuf ||
+		e.stream.Framer != protobuf.LengthDelimitedFramer {
 		return nil, false
 	}
 	return pe.Protobuf(e.s.targetVersion(obj))
+}
+
+// Fields of metav1.WatchEvent and of runtime.RawExtension, each tagged
+// as length-delimited.
+const (
+	watchEventTypeTag   = 1<<3 | 2
+	watchEventObjectTag = 2<<3 | 2
+	rawExtensionRawTag  = 1<<3 | 2
+)
+
+// writeStored writes the framed event of type typ around embedded, an
+// object's protobuf envelope, as writeEvent does with the protobuf stream
+// serializer and its length-delimited framer (the frame's length, then
+// the WatchEvent's Marshal), but straight from embedded: the event is
+// not marshaled into a buffer of its own first.
+func (e *watchEncoder) writeStored(embedded []byte, typ watch.EventType) error {
+	raw := 1 + varintSize(len(embedded)) + len(embedded)
+	size := 1 + varintSize(len(typ)) + len(typ) + 1 + varintSize(raw) + raw
+	h := binary.BigEndian.AppendUint32(e.header[:0], uint32(size))
+	h = binary.AppendUvarint(append(h, watchEventTypeTag), uint64(len(typ)))
+	h = append(h, typ...)
+	h = binary.AppendUvarint(append(h, watchEventObjectTag), uint64(raw))
+	h = binary.AppendUvarint(append(h, rawExtensionRawTag), uint64(len(embedded)))
+	e.header = h
+	if _, err := e.w.Write(h); err != nil {
+		return err
+	}
+	_, err := e.w.Write(embedded)
+	return err
 }
 
 func (e *watchEncoder) encoderFor(obj runtime.Object) runtime.Encoder {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -68,7 +69,7 @@ func watchEventBytes(t *testing.T, scope *Scope, accept string, ev watch.Event) 
 	return out.buf.Bytes()
 }
 
-func newTestWatchEncoder(t *testing.T, scope *Scope, accept string, w io.Writer) *watchEncoder {
+func newTestWatchEncoder(t testing.TB, scope *Scope, accept string, w io.Writer) *watchEncoder {
 	t.Helper()
 	r, _ := http.NewRequest(http.MethodGet, "/api/v1/namespaces/ns/configmaps?watch=1", nil)
 	r.Header.Set("Accept", accept)
@@ -133,6 +134,9 @@ func TestWatchListIsTheCodecsEncoding(t *testing.T) {
 		{ObjectMeta: metav1.ObjectMeta{Name: "b", Finalizers: []string{"x/y"}},
 			BinaryData: map[string][]byte{"bin": {0, 1, 2, 255}}, Immutable: new(true)},
 		{ObjectMeta: metav1.ObjectMeta{Name: "c"}},
+		// Lengths of one, two and three bytes as varints.
+		{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Data: map[string]string{"d": strings.Repeat("d", 200)}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "e"}, Data: map[string]string{"e": strings.Repeat("e", 20000)}},
 	}
 	for _, cm := range odd {
 		cm.Namespace = "wl"
@@ -172,7 +176,7 @@ func TestWatchListIsTheCodecsEncoding(t *testing.T) {
 
 // initialEvents are the ADDED events of a WatchList of ns's config maps
 // as the watch handler receives them.
-func initialEvents(t *testing.T, scope *Scope, ns string) []watch.Event {
+func initialEvents(t testing.TB, scope *Scope, ns string) []watch.Event {
 	t.Helper()
 	ctx, cancel := context.WithCancel(request.WithNamespace(context.Background(), ns))
 	defer cancel()
@@ -193,4 +197,21 @@ func initialEvents(t *testing.T, scope *Scope, ns string) []watch.Event {
 	}
 	t.Fatal("the watch ended before its initial events did")
 	return nil
+}
+
+// BenchmarkWatchListEvents writes the initial events of a WatchList of
+// 1,000 config maps of 256 bytes of data, as a protobuf watch does.
+func BenchmarkWatchListEvents(b *testing.B) {
+	scope, s := configMapScope(b)
+	createConfigMaps(b, s, "bench", 1000, 256)
+	events := initialEvents(b, scope, "bench")
+	b.ReportAllocs()
+	for b.Loop() {
+		enc := newTestWatchEncoder(b, scope, kruntime.ContentTypeProtobuf, io.Discard)
+		for _, ev := range events {
+			if err := enc.write(io.Discard, ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }
