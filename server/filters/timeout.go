@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/endpoints/warning"
 )
 
 // LongRunning reports whether a request may outlive the request timeout:
@@ -51,7 +52,9 @@ func WithTimeout(timeout time.Duration) Filter {
 					run.panicked = recover()
 					close(run.done)
 				}()
-				h.ServeHTTP(tw, r.WithContext(ctx))
+				// The warning recorder (WithWarningRecorder, next in the
+				// chain) rides on this request copy: one copy, not two.
+				h.ServeHTTP(tw, r.WithContext(warning.WithHeader(ctx, tw.Header())))
 			})
 			select {
 			case <-run.done:
