@@ -62,8 +62,10 @@ type impersonation struct {
 	extra  map[string][]string
 }
 
+// impersonationRequested reads the Impersonate-* headers; the result is
+// made only for a request that has them (most have not).
 func impersonationRequested(r *http.Request) (*impersonation, bool, error) {
-	imp := &impersonation{
+	imp := impersonation{
 		name:   r.Header.Get(authenticationv1.ImpersonateUserHeader),
 		uid:    r.Header.Get(authenticationv1.ImpersonateUIDHeader),
 		groups: r.Header.Values(authenticationv1.ImpersonateGroupHeader),
@@ -76,13 +78,17 @@ func impersonationRequested(r *http.Request) (*impersonation, bool, error) {
 			imp.extra[unescapeExtraKey(strings.ToLower(key))] = vs
 		}
 	}
-	if imp.name == "" && (len(imp.groups) > 0 || imp.uid != "" || len(imp.extra) > 0) {
-		return nil, false, fmt.Errorf("requested %v without impersonating a user", requestedParts(imp))
+	if imp.name == "" {
+		if len(imp.groups) > 0 || imp.uid != "" || len(imp.extra) > 0 {
+			return nil, false, fmt.Errorf("requested %v without impersonating a user", requestedParts(imp))
+		}
+		return nil, false, nil
 	}
-	return imp, imp.name != "", nil
+	found := imp // a copy escapes, so that imp stays on the stack
+	return &found, true, nil
 }
 
-func requestedParts(imp *impersonation) []string {
+func requestedParts(imp impersonation) []string {
 	var parts []string
 	for _, g := range imp.groups {
 		parts = append(parts, "group "+g)
