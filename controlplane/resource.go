@@ -48,6 +48,7 @@ func (f *StorageFactory) build(gv schema.GroupVersion, spec resourceSpec) (*regi
 	st, err := f.New(StorageSpec{
 		Resource: gr, KeyPrefix: spec.keyPrefix, StorageVersion: storageGV, MemoryVersion: gv,
 		New: spec.new, NewList: spec.newList, Defaults: defaulter(spec.strategy),
+		Attrs: registry.AttrFunc(spec.strategy),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("storage of %s: %w", gr, err)

@@ -71,6 +71,9 @@ type StorageSpec struct {
 	// Defaults, if set, defaults every object decoded from etcd (the
 	// strategy's Default), so that reads need not change what they read.
 	Defaults func(runtime.Object)
+	// Attrs, if set, is the resource's attribute function (registry.AttrFunc
+	// of its strategy), which its watch cache keeps the result of.
+	Attrs storage.AttrFunc
 }
 
 // New returns the storage of one resource.
@@ -116,7 +119,7 @@ func (f *StorageFactory) cached(spec StorageSpec) bool {
 func (f *StorageFactory) newCache(spec StorageSpec, store storage.Interface) (*cache.Cacher, error) {
 	c, err := cache.New(cache.Config{
 		Storage: store, NewFunc: spec.New, NewListFunc: spec.NewList, ResourcePrefix: spec.KeyPrefix,
-		Codec: f.cacheCodec(spec), GroupResource: spec.Resource, Compactions: f.Compactions, Logger: f.Logger,
+		Codec: f.cacheCodec(spec), Attrs: spec.Attrs, GroupResource: spec.Resource, Compactions: f.Compactions, Logger: f.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("watch cache of %s: %w", spec.Resource, err)

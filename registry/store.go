@@ -33,6 +33,9 @@ type Store struct {
 	ttl        func(obj runtime.Object) uint64
 	returnsObj bool   // delete answers with the object, not a Status
 	mayCreate  func() // StoreConfig.MayCreate
+	// attrs is the resource's attribute function (AttrFunc of the main
+	// strategy), which a subresource's store keeps.
+	attrs storage.AttrFunc
 }
 
 // StoreConfig is what NewStore needs.
@@ -64,7 +67,7 @@ func NewStore(c StoreConfig) *Store {
 	return &Store{
 		resource: c.Resource, kind: c.Kind, newFunc: c.New, newList: c.NewList,
 		keyPrefix: c.KeyPrefix, strategy: c.Strategy, storage: c.Storage, ttl: c.TTL,
-		returnsObj: c.ReturnDeletedObject, mayCreate: c.MayCreate,
+		returnsObj: c.ReturnDeletedObject, mayCreate: c.MayCreate, attrs: AttrFunc(c.Strategy),
 	}
 }
 
@@ -217,24 +220,32 @@ func (s *Store) storageListOptions(opts *rest.ListOptions) storage.ListOptions {
 		Objects:              opts.Objects,
 		Predicate: storage.SelectionPredicate{
 			Label: opts.LabelSelector, Field: opts.FieldSelector,
-			GetAttrs: s.attrs, Limit: opts.Limit, Continue: opts.Continue,
+			GetAttrs: s.attrs, ResourceAttrs: true, Limit: opts.Limit, Continue: opts.Continue,
 		},
 	}
 }
 
-// attrs returns the labels and selectable fields of obj.
-func (s *Store) attrs(obj runtime.Object) (labels.Set, fields.Set, error) {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return nil, nil, err
-	}
-	fs := ObjectMetaFields(m, s.NamespaceScoped())
-	if fsel, ok := s.strategy.(FieldSelectable); ok {
-		for k, v := range fsel.Fields(obj) {
-			fs[k] = v
+// AttrFunc returns the attribute function of a resource served with
+// strategy: an object's labels, and the fields a field selector may name
+// (ObjectMetaFields and the strategy's Fields). The Store's predicates
+// use it, and so does the resource's watch cache (cache.Config.Attrs),
+// which evaluates them on the attributes it kept.
+func AttrFunc(strategy Strategy) storage.AttrFunc {
+	namespaced := strategy.NamespaceScoped()
+	fsel, _ := strategy.(FieldSelectable)
+	return func(obj runtime.Object) (labels.Set, fields.Set, error) {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return nil, nil, err
 		}
+		fs := ObjectMetaFields(m, namespaced)
+		if fsel != nil {
+			for k, v := range fsel.Fields(obj) {
+				fs[k] = v
+			}
+		}
+		return labels.Set(m.GetLabels()), fs, nil
 	}
-	return labels.Set(m.GetLabels()), fs, nil
 }
 
 // SupportedFields returns the field selector keys of the resource.

@@ -16,6 +16,12 @@ type SelectionPredicate struct {
 	GetAttrs AttrFunc        // required when Label or Field is not empty
 	Limit    int64           // 0: no limit
 	Continue string          // a continue token from a previous page
+	// ResourceAttrs says that GetAttrs is the resource's own attribute
+	// function, the one its storage was configured with: a storage that
+	// keeps each object's attributes (the watch cache) may then match on
+	// those instead of calling GetAttrs. A caller with an attribute
+	// function of its own leaves it false.
+	ResourceAttrs bool
 }
 
 // Empty reports whether the predicate selects every object.
@@ -32,11 +38,11 @@ func (p SelectionPredicate) Matches(obj runtime.Object) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if p.Label != nil && !p.Label.Matches(ls) {
-		return false, nil
-	}
-	if p.Field != nil && !p.Field.Matches(fs) {
-		return false, nil
-	}
-	return true, nil
+	return p.MatchesAttrs(ls, fs), nil
+}
+
+// MatchesAttrs reports whether an object of labels ls and fields fs is
+// selected.
+func (p SelectionPredicate) MatchesAttrs(ls labels.Labels, fs fields.Fields) bool {
+	return (p.Label == nil || p.Label.Matches(ls)) && (p.Field == nil || p.Field.Matches(fs))
 }

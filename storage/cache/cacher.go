@@ -60,6 +60,11 @@ type Config struct {
 	// the cache keeps each object encoded and decodes it when read (see
 	// element); nil keeps the objects themselves.
 	Codec runtime.Codec
+	// Attrs, if set, is the resource's attribute function, the one its
+	// registry puts in the predicates it marks ResourceAttrs: the cache
+	// keeps each object's attributes and evaluates those predicates on
+	// them, without decoding the objects they do not select.
+	Attrs storage.AttrFunc
 	// KeyFunc returns an object's key. nil means NamespacedKeyFunc.
 	KeyFunc KeyFunc
 	// GroupResource names the resource in logs.
@@ -104,6 +109,8 @@ type Cacher struct {
 	resourcePrefix string
 	keyFunc        KeyFunc
 	codec          runtime.Codec
+	attrs          storage.AttrFunc
+	fieldNames     []string // the fields attrs gives, sorted; nil: none kept
 	compactions    CompactRevisioner
 	watcherBuffer  int
 	logger         *slog.Logger
@@ -116,6 +123,7 @@ type Cacher struct {
 	backendReached atomic.Uint64
 	budget         *timeBudget  // used by Run's goroutine only
 	encodeBuf      bytes.Buffer // used by Run's goroutine only
+	attrsBuf       []byte       // used by Run's goroutine only
 
 	// targets is reused by Run's goroutine to collect the watchers of an
 	// event.
@@ -153,6 +161,7 @@ func New(cfg Config) (*Cacher, error) {
 	c := &Cacher{
 		storage: cfg.Storage, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc,
 		resourcePrefix: cfg.ResourcePrefix, keyFunc: cfg.KeyFunc, codec: cfg.Codec, compactions: cfg.Compactions,
+		attrs: cfg.Attrs, fieldNames: fieldNamesOf(cfg.Attrs, cfg.NewFunc),
 		watcherBuffer: cfg.WatcherBuffer, clock: cfg.Clock,
 		logger:    cfg.Logger.With("resource", cfg.GroupResource.String()),
 		budget:    newTimeBudget(cfg.Clock),

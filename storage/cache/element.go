@@ -32,6 +32,9 @@ type element struct {
 	msgStart, msgEnd uint32
 	// obj is the object, when the cache keeps objects decoded; read only.
 	obj runtime.Object
+	// attrs are the object's labels and selectable fields, encoded, when
+	// the cache keeps them (see keepAttrs); "" if not.
+	attrs string
 	// shared is the object as GetShared answers with it, made by the
 	// first; held weakly when the element is encoded, so that an object
 	// read often is decoded and encoded once per garbage collection, and
@@ -49,7 +52,9 @@ type element struct {
 // Run's goroutine only: it encodes through c.encodeBuf.
 func (c *Cacher) newElement(key string, obj runtime.Object) (*element, error) {
 	if c.codec == nil {
-		return &element{key: key, obj: obj}, nil
+		e := &element{key: key, obj: obj}
+		c.keepAttrs(e, obj)
+		return e, nil
 	}
 	c.encodeBuf.Reset()
 	if err := c.codec.Encode(obj, &c.encodeBuf); err != nil {
@@ -62,6 +67,7 @@ func (c *Cacher) newElement(key string, obj runtime.Object) (*element, error) {
 		e.msgStart = uint32(cap(e.data) - cap(msg))
 		e.msgEnd = e.msgStart + uint32(len(msg))
 	}
+	c.keepAttrs(e, obj)
 	return e, nil
 }
 

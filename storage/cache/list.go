@@ -123,7 +123,7 @@ func (c *Cacher) planLatest() listPlan {
 func (c *Cacher) listFrom(p listPlan, prefix string, opts storage.ListOptions, listObj runtime.Object) error {
 	if !opts.Recursive {
 		var elems []*element
-		if e, ok := get(p.state, prefix); ok && c.selects(opts.Predicate, e) {
+		if e, ok := get(p.state, prefix); ok && c.selector(opts.Predicate).selects(e) {
 			elems = append(elems, e)
 		}
 		if err := c.fillList(listObj, elems, opts); err != nil {
@@ -166,13 +166,14 @@ type page struct {
 func (c *Cacher) readPage(state *tree, prefix, start string, limit int64, pred storage.SelectionPredicate) page {
 	var p page
 	var rest int64
+	sel := c.selector(pred)
 	ascendPrefix(state, prefix, start, func(e *element) bool {
 		if limit > 0 && int64(len(p.elems)) >= limit {
 			p.hasMore = true
 			rest++
 			return pred.Empty()
 		}
-		if c.selects(pred, e) {
+		if sel.selects(e) {
 			p.elems = append(p.elems, e)
 		}
 		return true
@@ -181,16 +182,6 @@ func (c *Cacher) readPage(state *tree, prefix, start string, limit int64, pred s
 		p.remaining = &rest
 	}
 	return p
-}
-
-// selects reports whether pred selects e's object; one that cannot be
-// read is not.
-func (c *Cacher) selects(pred storage.SelectionPredicate, e *element) bool {
-	if pred.Empty() {
-		return true
-	}
-	obj, err := c.object(e)
-	return err == nil && matches(pred, obj)
 }
 
 // matches reports whether obj is selected; an object whose attributes

@@ -31,6 +31,8 @@ type cacheWatcher struct {
 	bookmarks bool // the watch asked for bookmarks (ProgressNotify)
 	objects   storage.ObjectSharing
 	deadline  time.Time // the watch's deadline, if any
+	// sel evaluates pred for whoever sends to result (see sentRV).
+	sel *selector
 
 	result   chan watch.Event
 	done     chan struct{} // closed when the watcher ends
@@ -188,38 +190,69 @@ func (w *cacheWatcher) meaning(ev *event) (watch.Event, bool) {
 
 // transform makes the event the predicate sees: an object entering the
 // selection is ADDED, one leaving it DELETED (its last selected state, at
-// the revision of the change), as in kube.
+// the revision of the change), as in kube. Objects are decoded only when
+// the kept attributes cannot tell whether they are selected, or when they
+// are sent.
 func (w *cacheWatcher) transform(ev *event) (watch.Event, bool) {
-	shared, err := w.c.sharedObj(ev)
+	cur, err := w.selectsState(ev.elem, &ev.shared)
 	if err != nil {
-		w.c.logger.Error("watch cache dropping an event", "key", ev.key, "err", err)
-		return watch.Event{}, false
+		return w.drop(ev, err)
 	}
-	if ev.typ == watch.Deleted {
-		return watch.Event{Type: watch.Deleted, Object: w.objectOf(shared)}, w.matches(shared.obj)
-	}
-	cur := w.matches(shared.obj)
-	var prev runtime.Object
-	if !w.pred.Empty() {
-		if prev, err = w.c.prevObj(ev); err != nil {
-			w.c.logger.Error("watch cache dropping an event", "key", ev.key, "err", err)
-			return watch.Event{}, false
+	old := false
+	if ev.prev != nil && ev.typ != watch.Deleted {
+		if old, err = w.selectsState(ev.prev, &ev.prevShared); err != nil {
+			return w.drop(ev, err)
 		}
 	}
-	old := ev.prev != nil && (w.pred.Empty() || prev != nil && w.matches(prev))
 	switch {
+	case ev.typ == watch.Deleted:
+		if cur {
+			return w.eventOf(ev, watch.Deleted)
+		}
 	case cur && old:
-		return watch.Event{Type: watch.Modified, Object: w.objectOf(shared)}, true
+		return w.eventOf(ev, watch.Modified)
 	case cur:
-		return watch.Event{Type: watch.Added, Object: w.objectOf(shared)}, true
+		return w.eventOf(ev, watch.Added)
 	case old:
+		prev, err := w.c.prevObj(ev)
+		if err != nil {
+			return w.drop(ev, err)
+		}
 		obj, err := copyWithRV(prev, ev.rv)
 		if err != nil {
-			w.c.logger.Error("watch cache dropping an event", "key", ev.key, "err", err)
-			return watch.Event{}, false
+			return w.drop(ev, err)
 		}
 		return watch.Event{Type: watch.Deleted, Object: obj}, true
 	}
+	return watch.Event{}, false
+}
+
+// eventOf is an event of type typ carrying ev's object.
+func (w *cacheWatcher) eventOf(ev *event, typ watch.EventType) (watch.Event, bool) {
+	shared, err := w.c.sharedObj(ev)
+	if err != nil {
+		return w.drop(ev, err)
+	}
+	return watch.Event{Type: typ, Object: w.objectOf(shared)}, true
+}
+
+// selectsState reports whether the watch selects e, a state of an event
+// whose object is held in slot: by e's kept attributes, else by that
+// object.
+func (w *cacheWatcher) selectsState(e *element, slot *sharedSlot) (bool, error) {
+	if selected, known := w.sel.byAttrs(e); known {
+		return selected, nil
+	}
+	o, err := w.c.sharedOf(slot, e)
+	if err != nil {
+		return false, err
+	}
+	return w.matches(o.obj), nil
+}
+
+// drop drops ev, which err made unreadable.
+func (w *cacheWatcher) drop(ev *event, err error) (watch.Event, bool) {
+	w.c.logger.Error("watch cache dropping an event", "key", ev.key, "err", err)
 	return watch.Event{}, false
 }
 
@@ -241,16 +274,20 @@ func (w *cacheWatcher) objectOf(shared *sharedObject) runtime.Object {
 // it, for the receiver to write its encoding as it is or decode it;
 // else a copy.
 func (w *cacheWatcher) initialObject(e *element) (runtime.Object, error) {
+	selected, known := w.sel.byAttrs(e)
+	if known && !selected {
+		return nil, nil
+	}
 	stored := w.objects == storage.EncodedObjects && e.data != nil
 	if stored && w.storedKind == nil {
 		w.storedKind = storedKind(e.data)
 	}
-	if stored && w.pred.Empty() {
+	if stored && known {
 		return &storedObject{c: w.c, e: e, kind: w.storedKind}, nil
 	}
 	obj, err := w.c.object(e)
 	switch {
-	case err != nil || !w.matches(obj):
+	case err != nil || !known && !w.matches(obj):
 		return nil, err
 	case stored:
 		return &storedObject{c: w.c, e: e, kind: w.storedKind}, nil
