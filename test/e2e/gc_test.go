@@ -135,6 +135,21 @@ func TestGC(t *testing.T) {
 		})
 	})
 
+	// The collector learns of a reference added later from the informer's
+	// update, which it must not take for a resync.
+	t.Run("ReferenceAddedByUpdate", func(t *testing.T) {
+		ns := e.namespace(t)
+		owner := e.configMap(t, ns, "owner", nil)
+		dep := e.configMap(t, ns, "dep", nil)
+		dep.OwnerReferences = []metav1.OwnerReference{cmRef(owner, false)}
+		if _, err := e.c.CoreV1().ConfigMaps(ns).Update(ctx(t), dep, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("adding the owner reference: %v", err)
+		}
+		e.collectorSawConfigMaps(t, ns)
+		e.deleteCM(t, ns, "owner", nil)
+		e.cmGone(t, ns, "dep")
+	})
+
 	t.Run("DanglingAtCreation", func(t *testing.T) {
 		ns := e.namespace(t)
 		e.ownedConfigMap(t, ns, "orphaned", nil, ownedBy("v1", "ConfigMap", "nobody", "0f8c3a2e-0000-4000-8000-000000000001", false))

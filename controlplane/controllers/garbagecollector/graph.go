@@ -9,35 +9,43 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// event is one informer notification.
+// event is one informer notification: the object's node, as the
+// informer's cache keeps it.
 type event struct {
-	gvr     schema.GroupVersionResource
-	obj     *metav1.PartialObjectMetadata
+	node    *node
 	deleted bool
 }
 
 // node is what the graph knows of one object. Nodes are never changed once
 // in the graph, only replaced, so a pointer read under the lock may be used
-// after it.
+// after it. The informers' caches hold the same nodes (newMonitor): an
+// informer reads their namespace, name and resourceVersion (GetObjectMeta).
 type node struct {
 	uid        types.UID
-	gvr        schema.GroupVersionResource // the resource it was seen through
-	namespace  string                      // "" for cluster-scoped objects
+	gvr        *schema.GroupVersionResource // the resource it was seen through; its monitor's
+	namespace  string                       // "" for cluster-scoped objects
 	name       string
+	rv         string
 	owners     []metav1.OwnerReference
 	deleting   bool // deletionTimestamp is set
 	foreground bool // deleting, with the foregroundDeletion finalizer
 	orphan     bool // deleting, with the orphan finalizer
 }
 
-func newNode(gvr schema.GroupVersionResource, m *metav1.PartialObjectMetadata) *node {
-	n := &node{uid: m.UID, gvr: gvr, namespace: m.Namespace, name: m.Name, owners: m.OwnerReferences,
+func newNode(gvr *schema.GroupVersionResource, m *metav1.PartialObjectMetadata) *node {
+	n := &node{uid: m.UID, gvr: gvr, namespace: m.Namespace, name: m.Name, rv: m.ResourceVersion, owners: m.OwnerReferences,
 		deleting: m.DeletionTimestamp != nil}
 	if n.deleting {
 		n.foreground = slices.Contains(m.Finalizers, metav1.FinalizerDeleteDependents)
 		n.orphan = slices.Contains(m.Finalizers, metav1.FinalizerOrphanDependents)
 	}
 	return n
+}
+
+// GetObjectMeta is what an informer reads of n (meta.Accessor): its key,
+// and its resourceVersion, which tells an update from a resync.
+func (n *node) GetObjectMeta() metav1.Object {
+	return &metav1.ObjectMeta{Namespace: n.namespace, Name: n.name, UID: n.uid, ResourceVersion: n.rv}
 }
 
 // ownedValidlyBy reports whether a reference of n may point at owner: an
@@ -136,7 +144,8 @@ func (c *Controller) processGraphChange() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 
-	uid := ev.obj.UID
+	n := ev.node
+	uid := n.uid
 	old := g.nodes[uid]
 	if ev.deleted {
 		if old != nil {
@@ -156,7 +165,6 @@ func (c *Controller) processGraphChange() bool {
 		return true
 	}
 
-	n := newNode(ev.gvr, ev.obj)
 	g.nodes[uid] = n
 	ownersChanged := old == nil || !slices.Equal(ownerKeys(old.owners), ownerKeys(n.owners))
 	if ownersChanged {

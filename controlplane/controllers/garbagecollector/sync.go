@@ -15,7 +15,7 @@ import (
 )
 
 func (c *Controller) client(n *node) metadata.ResourceInterface {
-	return c.metadata.Resource(n.gvr).Namespace(n.namespace)
+	return c.metadata.Resource(*n.gvr).Namespace(n.namespace)
 }
 
 // current reads n from the server; it returns nil when n is gone (or was
