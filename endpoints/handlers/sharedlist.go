@@ -225,11 +225,17 @@ const protoItemsTag = 2<<3 | 2
 func writeProtobufList(w io.Writer, unk runtime.Unknown, src itemSource) error {
 	listMeta := unk.Raw
 	unk.Raw = nil
-	sizes := make([]int, src.n)
+	// Stored messages (raw) are asked for again as they are written: no
+	// sizes nor encodings per item (32 B an item, 10 MB for 10 lists of
+	// 30,000 at once).
+	var sizes []int
+	if src.raw == nil {
+		sizes = make([]int, src.n)
+	}
 	// The encodings protoItems remembers, for a list of the cache's
 	// objects small enough to use them; nil for the others.
 	var encoded [][]byte
-	if src.raw != nil || src.cached && src.n <= protoItems.maxListItems {
+	if src.raw == nil && src.cached && src.n <= protoItems.maxListItems {
 		encoded = make([][]byte, src.n)
 	}
 	total := len(listMeta)
@@ -239,8 +245,7 @@ func writeProtobufList(w io.Writer, unk runtime.Unknown, src itemSource) error {
 			if err != nil {
 				return err
 			}
-			encoded[i], sizes[i] = raw, len(raw)
-			total += 1 + varintSize(sizes[i]) + sizes[i]
+			total += 1 + varintSize(len(raw)) + len(raw)
 			continue
 		}
 		m, err := protoItem(src, i)
@@ -282,8 +287,8 @@ func protoItem(src itemSource, i int) (protoMarshaler, error) {
 }
 
 // writeProtobufItems writes listMeta, then each item with its tag and
-// length: its encoding when encoded has it, else through one buffer the
-// size of the largest.
+// length: its stored message (src.raw) or its encoding when encoded has
+// it, else through one buffer the size of the largest.
 func writeProtobufItems(w io.Writer, listMeta []byte, src itemSource, sizes []int, encoded [][]byte) (int, error) {
 	written, err := w.Write(listMeta)
 	if err != nil {
@@ -292,8 +297,14 @@ func writeProtobufItems(w io.Writer, listMeta []byte, src itemSource, sizes []in
 	var buf []byte
 	header := make([]byte, 1+binary.MaxVarintLen64) // escapes through w: once per list, not per item
 	for i := range src.n {
-		if encoded != nil {
-			n, err := writeProtobufItem(w, header, encoded[i])
+		if src.raw != nil || encoded != nil {
+			var data []byte
+			if src.raw == nil {
+				data = encoded[i]
+			} else if data, err = src.raw(i); err != nil {
+				return written, err
+			}
+			n, err := writeProtobufItem(w, header, data)
 			written += n
 			if err != nil {
 				return written, err
