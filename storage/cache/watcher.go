@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"time"
@@ -115,11 +116,9 @@ func (w *cacheWatcher) forward() {
 			continue
 		default:
 		}
-		// Caught up. Run's goroutine holds mu only briefly, or while it
-		// waits for room in input: then wait for that event, not for mu.
-		if w.mu.TryLock() {
-			w.direct = len(w.input) == 0
-			w.mu.Unlock()
+		// Caught up.
+		if !w.becomeDirect() {
+			continue
 		}
 		select {
 		case ev := <-w.input:
@@ -132,6 +131,24 @@ func (w *cacheWatcher) forward() {
 			return
 		}
 	}
+}
+
+// becomeDirect makes the watcher direct, unless an event comes to input
+// first: false then, and the caller forwards it. Run's goroutine holds mu
+// briefly, or while it waits for room in input; in that case it waits
+// for this goroutine to take an event, not for mu. A watcher that gave up
+// on mu at once stayed forwarding until the next event, and with no next
+// event it never became direct.
+func (w *cacheWatcher) becomeDirect() bool {
+	for !w.mu.TryLock() {
+		if len(w.input) > 0 {
+			return false
+		}
+		goruntime.Gosched()
+	}
+	defer w.mu.Unlock()
+	w.direct = len(w.input) == 0
+	return w.direct
 }
 
 // finish ends the watch and closes result, once no send to it is under
