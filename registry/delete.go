@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -232,25 +233,74 @@ func (e *preconditionErr) Error() string {
 const deleteCollectionWorkers = 8
 
 // DeleteCollection deletes every object the list options select and
-// answers with the list of what it deleted.
+// answers with the list of them, as listed before the deletion.
 func (s *Store) DeleteCollection(ctx context.Context, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *rest.ListOptions) (runtime.Object, error) {
-	s.warnOnDelete(ctx, opts)
-	list, err := s.List(ctx, listOpts)
-	if err != nil {
-		return nil, err
+	list, items, err := s.DeleteCollectionForResponse(ctx, validate, opts, listOpts)
+	if err != nil || items == nil {
+		return list, err
 	}
-	items, err := meta.ExtractList(list)
+	all := make([]runtime.Object, items.Len())
+	for i := range all {
+		if all[i], err = items.At(i); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+	}
+	if err := meta.SetList(list, all); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return list, nil
+}
+
+// DeleteCollectionForResponse is DeleteCollection, with the listed objects
+// as the watch cache hands them over (see ListForResponse): the names to
+// delete are read from their keys, so that no object is decoded for the
+// deletion but by the delete of it, one at a time (a list of 100,000
+// config maps decoded at once held ~150 MB).
+func (s *Store) DeleteCollectionForResponse(ctx context.Context, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *rest.ListOptions) (runtime.Object, storage.ListItems, error) {
+	s.warnOnDelete(ctx, opts)
+	list, items, err := s.ListForResponse(ctx, listOpts)
+	if err != nil {
+		return nil, nil, err
+	}
+	names, err := listedNames(list, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.deleteNamed(ctx, names, validate, opts); err != nil {
+		return nil, nil, err
+	}
+	return list, items, nil
+}
+
+// listedNames returns the names of the objects of list, or of items when
+// not nil: the last segment of each one's key, as objectKey makes it.
+func listedNames(list runtime.Object, items storage.ListItems) ([]string, error) {
+	if items != nil {
+		names := make([]string, items.Len())
+		for i := range names {
+			key := items.Key(i)
+			names[i] = key[strings.LastIndexByte(key, '/')+1:]
+		}
+		return names, nil
+	}
+	objs, err := meta.ExtractList(list)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	names := make([]string, len(items))
-	for i, item := range items {
+	names := make([]string, len(objs))
+	for i, item := range objs {
 		m, err := meta.Accessor(item)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
 		names[i] = m.GetName()
 	}
+	return names, nil
+}
+
+// deleteNamed deletes the named objects with deleteCollectionWorkers
+// workers.
+func (s *Store) deleteNamed(ctx context.Context, names []string, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions) error {
 	// As kube: the first failure stops the deletion (a worker that fails
 	// takes no more names, and no more are handed out) and is the answer.
 	// Going on would only repeat it, for every name left, once the
@@ -284,8 +334,5 @@ send:
 	}
 	close(next)
 	wg.Wait()
-	if first != nil {
-		return nil, first
-	}
-	return list, nil
+	return first
 }

@@ -142,6 +142,9 @@ type ListItems interface {
 	Len() int
 	// At returns item i, read only.
 	At(i int) (runtime.Object, error)
+	// Key returns item i's storage key, read without decoding the item:
+	// a receiver that needs only names (DeleteCollection) decodes none.
+	Key(i int) string
 	// Kept reports whether At returns the cache's own objects, the same
 	// object for an item every time, rather than new decodings.
 	Kept() bool

@@ -202,6 +202,13 @@ func (r *ServiceREST) DeleteCollection(ctx context.Context, validate rest.Valida
 	return list, nil
 }
 
+// DeleteCollectionForResponse is DeleteCollection, with the items in the
+// list: the embedded Store's would release nothing.
+func (r *ServiceREST) DeleteCollectionForResponse(ctx context.Context, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *rest.ListOptions) (runtime.Object, storage.ListItems, error) {
+	out, err := r.DeleteCollection(ctx, validate, opts, listOpts)
+	return out, nil, err
+}
+
 // Get reads a service, completing the fields older servers did not set.
 func (r *ServiceREST) Get(ctx context.Context, name string, opts *metav1.GetOptions) (runtime.Object, error) {
 	out, err := r.Store.Get(ctx, name, opts)

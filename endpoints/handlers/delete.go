@@ -58,7 +58,18 @@ func (s *Scope) DeleteCollection(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out, err := deleter.DeleteCollection(r.Context(), s.deleteValidation("", len(opts.DryRun) > 0), opts, listOpts)
+	validate := s.deleteValidation("", len(opts.DryRun) > 0)
+	if rd, ok := deleter.(rest.ResponseCollectionDeleter); ok {
+		// The listed objects are written one by one, as a list's are.
+		list, items, err := rd.DeleteCollectionForResponse(r.Context(), validate, opts, listOpts)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.writeList(w, r, list, items)
+		return
+	}
+	out, err := deleter.DeleteCollection(r.Context(), validate, opts, listOpts)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

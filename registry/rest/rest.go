@@ -92,6 +92,16 @@ type CollectionDeleter interface {
 	DeleteCollection(ctx context.Context, validate ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *ListOptions) (runtime.Object, error)
 }
 
+// ResponseCollectionDeleter deletes as DeleteCollection does, for a
+// response only: the list it answers with comes as ResponseLister's does
+// (items, when not nil, apart from list), so that deleting N objects
+// never holds N decoded copies of them. A type that embeds a
+// ResponseCollectionDeleter and changes DeleteCollection must change
+// DeleteCollectionForResponse too.
+type ResponseCollectionDeleter interface {
+	DeleteCollectionForResponse(ctx context.Context, validate ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *ListOptions) (list runtime.Object, items storage.ListItems, err error)
+}
+
 // UpdatedObjectInfo computes the new object of an update from the current
 // one (nil when there is none). Patch applies the patch here, inside the
 // storage's optimistic-concurrency loop, so that a patch is never lost.

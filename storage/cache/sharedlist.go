@@ -27,6 +27,8 @@ func (l listItems) Len() int { return len(l.elems) }
 
 func (l listItems) At(i int) (runtime.Object, error) { return l.c.object(l.elems[i]) }
 
+func (l listItems) Key(i int) string { return l.elems[i].key }
+
 func (l listItems) Kept() bool { return l.c.codec == nil }
 
 // Protobuf returns what reads each item's message out of its encoding,
