@@ -148,7 +148,7 @@ func BenchmarkDeleteCollectionPeakHeap(b *testing.B) {
 	for _, accept := range listMediaTypes[:2] {
 		b.Run(accept, func(b *testing.B) {
 			scope, s := configMapScope(b)
-			var peaks uint64
+			var peaks, lives uint64
 			for i := 0; b.Loop(); i++ {
 				b.StopTimer()
 				ns := fmt.Sprintf("del%d", i)
@@ -158,7 +158,7 @@ func BenchmarkDeleteCollectionPeakHeap(b *testing.B) {
 				scope.List(w, listRequest(ns, accept), false)
 				base := liveHeap()
 				b.StartTimer()
-				peak := peakHeapDuring(func() {
+				peak, live := peakHeapDuring(func() {
 					w := newDiscard()
 					scope.DeleteCollection(w, deleteCollectionRequest(ns, "", accept))
 					if w.code != http.StatusOK {
@@ -166,8 +166,10 @@ func BenchmarkDeleteCollectionPeakHeap(b *testing.B) {
 					}
 				})
 				peaks += peak - min(peak, base)
+				lives += live - min(live, base)
 			}
 			b.ReportMetric(float64(peaks)/float64(b.N)/(1<<20), "peak-MiB")
+			b.ReportMetric(float64(lives)/float64(b.N)/(1<<20), "peak-live-MiB")
 		})
 	}
 }
@@ -181,10 +183,10 @@ func liveHeap() uint64 {
 }
 
 // peakHeapDuring runs f and returns the largest heap (objects, live or
-// not yet collected) seen while it ran, sampled every millisecond.
-func peakHeapDuring(f func()) uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var peak uint64
+// not yet collected) and the largest live heap (as the last collection
+// marked it) seen while it ran, sampled every millisecond.
+func peakHeapDuring(f func()) (peak, live uint64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -193,6 +195,7 @@ func peakHeapDuring(f func()) uint64 {
 		for {
 			metrics.Read(s)
 			peak = max(peak, s[0].Value.Uint64())
+			live = max(live, s[1].Value.Uint64())
 			select {
 			case <-done:
 				return
@@ -203,5 +206,5 @@ func peakHeapDuring(f func()) uint64 {
 	f()
 	close(done)
 	wg.Wait()
-	return peak
+	return peak, live
 }
