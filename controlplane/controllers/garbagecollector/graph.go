@@ -2,7 +2,9 @@ package garbagecollector
 
 import (
 	"slices"
+	"strconv"
 	"sync"
+	"unique"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -20,32 +22,78 @@ type event struct {
 // in the graph, only replaced, so a pointer read under the lock may be used
 // after it. The informers' caches hold the same nodes (newMonitor): an
 // informer reads their namespace, name and resourceVersion (GetObjectMeta).
+//
+// A node is kept to 64 bytes, as every watched object has one: what most
+// objects lack (owners, a deletion under way, a resourceVersion that is not
+// a number) is in extra, and namespaces are shared between nodes.
 type node struct {
-	uid        types.UID
-	gvr        *schema.GroupVersionResource // the resource it was seen through; its monitor's
-	namespace  string                       // "" for cluster-scoped objects
-	name       string
-	rv         string
+	uid   types.UID
+	gvr   *schema.GroupVersionResource // the resource it was seen through; its monitor's
+	ns    unique.Handle[string]        // of "" for cluster-scoped objects
+	name  string
+	rv    uint64 // the resourceVersion, unless extra.rv holds it
+	extra *nodeExtra
+}
+
+// nodeExtra is what few nodes need.
+type nodeExtra struct {
 	owners     []metav1.OwnerReference
-	deleting   bool // deletionTimestamp is set
-	foreground bool // deleting, with the foregroundDeletion finalizer
-	orphan     bool // deleting, with the orphan finalizer
+	rv         string // a resourceVersion that is not a decimal number
+	deleting   bool   // deletionTimestamp is set
+	foreground bool   // deleting, with the foregroundDeletion finalizer
+	orphan     bool   // deleting, with the orphan finalizer
 }
 
 func newNode(gvr *schema.GroupVersionResource, m *metav1.PartialObjectMetadata) *node {
-	n := &node{uid: m.UID, gvr: gvr, namespace: m.Namespace, name: m.Name, rv: m.ResourceVersion, owners: m.OwnerReferences,
-		deleting: m.DeletionTimestamp != nil}
-	if n.deleting {
-		n.foreground = slices.Contains(m.Finalizers, metav1.FinalizerDeleteDependents)
-		n.orphan = slices.Contains(m.Finalizers, metav1.FinalizerOrphanDependents)
+	n := &node{uid: m.UID, gvr: gvr, ns: unique.Make(m.Namespace), name: m.Name}
+	var x nodeExtra
+	rv, err := strconv.ParseUint(m.ResourceVersion, 10, 64)
+	if err == nil && strconv.FormatUint(rv, 10) == m.ResourceVersion {
+		n.rv = rv
+	} else {
+		x.rv = m.ResourceVersion
+	}
+	x.owners = m.OwnerReferences
+	if m.DeletionTimestamp != nil {
+		x.deleting = true
+		x.foreground = slices.Contains(m.Finalizers, metav1.FinalizerDeleteDependents)
+		x.orphan = slices.Contains(m.Finalizers, metav1.FinalizerOrphanDependents)
+	}
+	if x.owners != nil || x.rv != "" || x.deleting {
+		n.extra = &x
 	}
 	return n
+}
+
+var noExtra nodeExtra
+
+// clusterScoped is the namespace of cluster-scoped nodes.
+var clusterScoped = unique.Make("")
+
+func (n *node) x() *nodeExtra {
+	if n.extra == nil {
+		return &noExtra
+	}
+	return n.extra
+}
+
+func (n *node) namespace() string               { return n.ns.Value() }
+func (n *node) owners() []metav1.OwnerReference { return n.x().owners }
+func (n *node) deleting() bool                  { return n.x().deleting }
+func (n *node) foreground() bool                { return n.x().foreground }
+func (n *node) orphan() bool                    { return n.x().orphan }
+
+func (n *node) resourceVersion() string {
+	if n.extra != nil && n.extra.rv != "" {
+		return n.extra.rv
+	}
+	return strconv.FormatUint(n.rv, 10)
 }
 
 // GetObjectMeta is what an informer reads of n (meta.Accessor): its key,
 // and its resourceVersion, which tells an update from a resync.
 func (n *node) GetObjectMeta() metav1.Object {
-	return &metav1.ObjectMeta{Namespace: n.namespace, Name: n.name, UID: n.uid, ResourceVersion: n.rv}
+	return &metav1.ObjectMeta{Namespace: n.namespace(), Name: n.name, UID: n.uid, ResourceVersion: n.resourceVersion()}
 }
 
 // ownedValidlyBy reports whether a reference of n may point at owner: an
@@ -53,7 +101,7 @@ func (n *node) GetObjectMeta() metav1.Object {
 // cluster-scoped. A reference that breaks the rule names no existing owner,
 // as in kube, which looks the owner up in the dependent's namespace.
 func (n *node) ownedValidlyBy(owner *node) bool {
-	return owner.namespace == "" || owner.namespace == n.namespace
+	return owner.ns == clusterScoped || owner.ns == n.ns
 }
 
 // graph holds every watched object by UID and, for each owner UID, the
@@ -107,7 +155,7 @@ func (g *graph) validDependents(owner *node) (all, blocking []*node) {
 			continue
 		}
 		all = append(all, d)
-		for _, ref := range d.owners {
+		for _, ref := range d.owners() {
 			if ref.UID == owner.uid && ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
 				blocking = append(blocking, d)
 				break
@@ -125,7 +173,7 @@ func (g *graph) solidOwners(n *node, refs []metav1.OwnerReference) bool {
 	defer g.mu.Unlock()
 	for _, ref := range refs {
 		o := g.nodes[ref.UID]
-		if o == nil || o.name != ref.Name || !n.ownedValidlyBy(o) || o.foreground {
+		if o == nil || o.name != ref.Name || !n.ownedValidlyBy(o) || o.foreground() {
 			return false
 		}
 	}
@@ -150,10 +198,10 @@ func (c *Controller) processGraphChange() bool {
 	if ev.deleted {
 		if old != nil {
 			delete(g.nodes, uid)
-			g.unlink(uid, old.owners)
+			g.unlink(uid, old.owners())
 			// Owners waiting for this dependent may go now.
-			for _, ref := range old.owners {
-				if o := g.nodes[ref.UID]; o != nil && o.foreground {
+			for _, ref := range old.owners() {
+				if o := g.nodes[ref.UID]; o != nil && o.foreground() {
 					c.toDelete.Add(o.uid)
 				}
 			}
@@ -166,34 +214,34 @@ func (c *Controller) processGraphChange() bool {
 	}
 
 	g.nodes[uid] = n
-	ownersChanged := old == nil || !slices.Equal(ownerKeys(old.owners), ownerKeys(n.owners))
+	ownersChanged := old == nil || !slices.Equal(ownerKeys(old.owners()), ownerKeys(n.owners()))
 	if ownersChanged {
 		if old != nil {
-			g.unlink(uid, old.owners)
+			g.unlink(uid, old.owners())
 		}
-		g.link(uid, n.owners)
-		if len(n.owners) > 0 {
+		g.link(uid, n.owners())
+		if len(n.owners()) > 0 {
 			c.toDelete.Add(uid)
 		}
 		// A reference dropped or no longer blocking frees an owner waiting
 		// in the foreground.
 		var refs []metav1.OwnerReference
 		if old != nil {
-			refs = old.owners
+			refs = old.owners()
 		}
-		for _, ref := range append(refs, n.owners...) {
-			if o := g.nodes[ref.UID]; o != nil && o.foreground {
+		for _, ref := range append(refs, n.owners()...) {
+			if o := g.nodes[ref.UID]; o != nil && o.foreground() {
 				c.toDelete.Add(o.uid)
 			}
 		}
 	}
-	if n.foreground && (old == nil || !old.foreground) {
+	if n.foreground() && (old == nil || !old.foreground()) {
 		c.toDelete.Add(uid)
 		for d := range g.dependents[uid] {
 			c.toDelete.Add(d)
 		}
 	}
-	if n.orphan && (old == nil || !old.orphan) {
+	if n.orphan() && (old == nil || !old.orphan()) {
 		c.toOrphan.Add(uid)
 	}
 	return true

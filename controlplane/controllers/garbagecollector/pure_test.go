@@ -53,19 +53,22 @@ func TestValidDependents(t *testing.T) {
 	ref := func(uid types.UID, block bool) []metav1.OwnerReference {
 		return []metav1.OwnerReference{{UID: uid, Name: "o", BlockOwnerDeletion: &block}}
 	}
-	owner := &node{uid: "o", namespace: "a", name: "o"}
-	clusterOwner := &node{uid: "c", name: "o"}
+	mk := func(uid types.UID, ns, name string, owners []metav1.OwnerReference) *node {
+		return newNode(nil, &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{UID: uid, Namespace: ns, Name: name, OwnerReferences: owners}})
+	}
+	owner := mk("o", "a", "o", nil)
+	clusterOwner := mk("c", "", "o", nil)
 	nodes := []*node{
 		owner, clusterOwner,
-		{uid: "same", namespace: "a", owners: ref("o", true)},
-		{uid: "loose", namespace: "a", owners: ref("o", false)},
-		{uid: "other-ns", namespace: "b", owners: ref("o", true)},
-		{uid: "cluster-dep", owners: ref("o", true)},
-		{uid: "of-cluster", namespace: "b", owners: ref("c", yes)},
+		mk("same", "a", "", ref("o", true)),
+		mk("loose", "a", "", ref("o", false)),
+		mk("other-ns", "b", "", ref("o", true)),
+		mk("cluster-dep", "", "", ref("o", true)),
+		mk("of-cluster", "b", "", ref("c", yes)),
 	}
 	for _, n := range nodes {
 		g.nodes[n.uid] = n
-		g.link(n.uid, n.owners)
+		g.link(n.uid, n.owners())
 	}
 	all, blocking := g.validDependents(owner)
 	if len(all) != 2 || len(blocking) != 1 || blocking[0].uid != "same" {
@@ -74,10 +77,19 @@ func TestValidDependents(t *testing.T) {
 	if all, _ := g.validDependents(clusterOwner); len(all) != 1 || all[0].uid != "of-cluster" {
 		t.Errorf("dependents of a cluster-scoped owner: %v", all)
 	}
-	if g.solidOwners(g.nodes["other-ns"], g.nodes["other-ns"].owners) {
+	if g.solidOwners(g.nodes["other-ns"], g.nodes["other-ns"].owners()) {
 		t.Errorf("an owner in another namespace counts as solid")
 	}
-	if !g.solidOwners(g.nodes["same"], g.nodes["same"].owners) {
+	if !g.solidOwners(g.nodes["same"], g.nodes["same"].owners()) {
 		t.Errorf("an owner in the namespace does not count as solid")
+	}
+}
+
+func TestNodeResourceVersion(t *testing.T) {
+	for _, rv := range []string{"", "0", "12345", "007", "abc", "18446744073709551616"} {
+		n := newNode(nil, &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{ResourceVersion: rv}})
+		if got := n.GetObjectMeta().GetResourceVersion(); got != rv && !(rv == "" && got == "0") {
+			t.Errorf("resourceVersion %q read back as %q", rv, got)
+		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 func (c *Controller) client(n *node) metadata.ResourceInterface {
-	return c.metadata.Resource(*n.gvr).Namespace(n.namespace)
+	return c.metadata.Resource(*n.gvr).Namespace(n.namespace())
 }
 
 // current reads n from the server; it returns nil when n is gone (or was
@@ -43,10 +43,10 @@ func (c *Controller) attemptToDelete(ctx context.Context, uid types.UID) error {
 	}
 	// Being deleted is a one-way trip: its dependents are looked at once it
 	// is gone.
-	if n.deleting && !n.foreground {
+	if n.deleting() && !n.foreground() {
 		return nil
 	}
-	if !n.foreground && c.graph.solidOwners(n, n.owners) {
+	if !n.foreground() && c.graph.solidOwners(n, n.owners()) {
 		return nil
 	}
 	latest, err := c.current(ctx, n)
@@ -76,7 +76,7 @@ func (c *Controller) attemptToDelete(ctx context.Context, uid types.UID) error {
 	case len(waiting) > 0 && c.hasDependents(n):
 		deps, _ := c.graph.validDependents(n)
 		for _, d := range deps {
-			if d.foreground {
+			if d.foreground() {
 				// An owner and a dependent both wait in the foreground: a
 				// cycle may be forming, so this object stops blocking its
 				// owners before it is deleted.
@@ -143,10 +143,10 @@ func (c *Controller) owner(ctx context.Context, n *node, ref metav1.OwnerReferen
 	}
 	ns := ""
 	if m.namespaced {
-		if n.namespace == "" {
+		if n.namespace() == "" {
 			return nil, fmt.Errorf("%w: %s %s/%s", errInvalidOwner, ref.Kind, n.gvr.Resource, n.name)
 		}
-		ns = n.namespace
+		ns = n.namespace()
 	}
 	owner, err := c.metadata.Resource(m.gvr).Namespace(ns).Get(ctx, ref.Name, metav1.GetOptions{})
 	switch {
@@ -163,7 +163,7 @@ func (c *Controller) owner(ctx context.Context, n *node, ref metav1.OwnerReferen
 // deleteObject deletes n, provided it still has the UID and, unless only
 // unrelated fields changed, the resourceVersion it was judged at.
 func (c *Controller) deleteObject(ctx context.Context, n *node, latest *metav1.PartialObjectMetadata, policy metav1.DeletionPropagation) error {
-	c.logger.Debug("deleting", "resource", n.gvr.String(), "namespace", n.namespace, "name", n.name, "propagationPolicy", policy)
+	c.logger.Debug("deleting", "resource", n.gvr.String(), "namespace", n.namespace(), "name", n.name, "propagationPolicy", policy)
 	rv := latest.ResourceVersion
 	opts := metav1.DeleteOptions{PropagationPolicy: &policy,
 		Preconditions: &metav1.Preconditions{UID: &n.uid, ResourceVersion: &rv}}
@@ -195,7 +195,7 @@ func (c *Controller) finishForeground(ctx context.Context, owner *node) error {
 		return c.removeFinalizer(ctx, owner, metav1.FinalizerDeleteDependents)
 	}
 	for _, d := range blocking {
-		if !d.foreground {
+		if !d.foreground() {
 			c.toDelete.Add(d.uid)
 		}
 	}
@@ -213,11 +213,11 @@ func (c *Controller) attemptToOrphan(ctx context.Context, uid types.UID) error {
 	var errs []error
 	for _, d := range deps {
 		if err := c.dropOwnerReferences(ctx, d, []types.UID{uid}); err != nil {
-			errs = append(errs, fmt.Errorf("orphaning %s %s/%s: %w", d.gvr.Resource, d.namespace, d.name, err))
+			errs = append(errs, fmt.Errorf("orphaning %s %s/%s: %w", d.gvr.Resource, d.namespace(), d.name, err))
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("orphaning the dependents of %s %s/%s: %v", owner.gvr.Resource, owner.namespace, owner.name, errs)
+		return fmt.Errorf("orphaning the dependents of %s %s/%s: %v", owner.gvr.Resource, owner.namespace(), owner.name, errs)
 	}
 	return c.removeFinalizer(ctx, owner, metav1.FinalizerOrphanDependents)
 }
