@@ -4,5 +4,5 @@ package garbagecollector
 func GraphNodes(c *Controller) int {
 	c.graph.mu.Lock()
 	defer c.graph.mu.Unlock()
-	return len(c.graph.nodes)
+	return c.graph.len()
 }

@@ -3,9 +3,11 @@ package garbagecollector
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unique"
 
+	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -27,7 +29,7 @@ type event struct {
 // objects lack (owners, a deletion under way, a resourceVersion that is not
 // a number) is in extra, and namespaces are shared between nodes.
 type node struct {
-	uid   types.UID
+	id    uuid.UUID                    // the UID, unless extra.uid holds it
 	gvr   *schema.GroupVersionResource // the resource it was seen through; its monitor's
 	ns    unique.Handle[string]        // of "" for cluster-scoped objects
 	name  string
@@ -37,6 +39,8 @@ type node struct {
 
 // nodeExtra is what few nodes need.
 type nodeExtra struct {
+	uid        types.UID // a UID that is not a UUID in canonical form
+	oddUID     bool
 	owners     []metav1.OwnerReference
 	rv         string // a resourceVersion that is not a decimal number
 	deleting   bool   // deletionTimestamp is set
@@ -45,8 +49,13 @@ type nodeExtra struct {
 }
 
 func newNode(gvr *schema.GroupVersionResource, m *metav1.PartialObjectMetadata) *node {
-	n := &node{uid: m.UID, gvr: gvr, ns: unique.Make(m.Namespace), name: m.Name}
+	n := &node{gvr: gvr, ns: unique.Make(m.Namespace), name: m.Name}
 	var x nodeExtra
+	if id, ok := uuidOf(m.UID); ok {
+		n.id = id
+	} else {
+		x.uid, x.oddUID = m.UID, true
+	}
 	rv, err := strconv.ParseUint(m.ResourceVersion, 10, 64)
 	if err == nil && strconv.FormatUint(rv, 10) == m.ResourceVersion {
 		n.rv = rv
@@ -59,7 +68,7 @@ func newNode(gvr *schema.GroupVersionResource, m *metav1.PartialObjectMetadata) 
 		x.foreground = slices.Contains(m.Finalizers, metav1.FinalizerDeleteDependents)
 		x.orphan = slices.Contains(m.Finalizers, metav1.FinalizerOrphanDependents)
 	}
-	if x.owners != nil || x.rv != "" || x.deleting {
+	if x.owners != nil || x.rv != "" || x.deleting || x.oddUID {
 		n.extra = &x
 	}
 	return n
@@ -83,6 +92,24 @@ func (n *node) deleting() bool                  { return n.x().deleting }
 func (n *node) foreground() bool                { return n.x().foreground }
 func (n *node) orphan() bool                    { return n.x().orphan }
 
+// uid is n's UID; the server gives every object a UUID, kept as its 16
+// bytes instead of a 36-byte string.
+func (n *node) uid() types.UID {
+	if n.extra != nil && n.extra.oddUID {
+		return n.extra.uid
+	}
+	return types.UID(n.id.String())
+}
+
+// uuidOf returns the UUID uid is the canonical text of.
+func uuidOf(uid types.UID) (uuid.UUID, bool) {
+	if len(uid) != 36 || strings.ContainsAny(string(uid), "ABCDEF") {
+		return uuid.UUID{}, false
+	}
+	id, err := uuid.Parse(string(uid))
+	return id, err == nil
+}
+
 func (n *node) resourceVersion() string {
 	if n.extra != nil && n.extra.rv != "" {
 		return n.extra.rv
@@ -93,7 +120,7 @@ func (n *node) resourceVersion() string {
 // GetObjectMeta is what an informer reads of n (meta.Accessor): its key,
 // and its resourceVersion, which tells an update from a resync.
 func (n *node) GetObjectMeta() metav1.Object {
-	return &metav1.ObjectMeta{Namespace: n.namespace(), Name: n.name, UID: n.uid, ResourceVersion: n.resourceVersion()}
+	return &metav1.ObjectMeta{Namespace: n.namespace(), Name: n.name, UID: n.uid(), ResourceVersion: n.resourceVersion()}
 }
 
 // ownedValidlyBy reports whether a reference of n may point at owner: an
@@ -108,19 +135,46 @@ func (n *node) ownedValidlyBy(owner *node) bool {
 // objects whose references name it, whether or not the owner exists.
 type graph struct {
 	mu         sync.Mutex
-	nodes      map[types.UID]*node
+	nodes      map[uuid.UUID]*node
+	odd        map[types.UID]*node // nodes whose UID is not a UUID
 	dependents map[types.UID]map[types.UID]struct{}
 }
 
 func newGraph() *graph {
-	return &graph{nodes: map[types.UID]*node{}, dependents: map[types.UID]map[types.UID]struct{}{}}
+	return &graph{nodes: map[uuid.UUID]*node{}, odd: map[types.UID]*node{}, dependents: map[types.UID]map[types.UID]struct{}{}}
 }
 
 func (g *graph) node(uid types.UID) *node {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.nodes[uid]
+	return g.get(uid)
 }
+
+func (g *graph) get(uid types.UID) *node {
+	if id, ok := uuidOf(uid); ok {
+		return g.nodes[id]
+	}
+	return g.odd[uid]
+}
+
+func (g *graph) put(uid types.UID, n *node) {
+	if id, ok := uuidOf(uid); ok {
+		g.nodes[id] = n
+	} else {
+		g.odd[uid] = n
+	}
+}
+
+func (g *graph) remove(uid types.UID) {
+	if id, ok := uuidOf(uid); ok {
+		delete(g.nodes, id)
+	} else {
+		delete(g.odd, uid)
+	}
+}
+
+// len is how many objects g holds.
+func (g *graph) len() int { return len(g.nodes) + len(g.odd) }
 
 func (g *graph) link(dependent types.UID, owners []metav1.OwnerReference) {
 	for _, o := range owners {
@@ -149,14 +203,15 @@ func (g *graph) unlink(dependent types.UID, owners []metav1.OwnerReference) {
 func (g *graph) validDependents(owner *node) (all, blocking []*node) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for uid := range g.dependents[owner.uid] {
-		d := g.nodes[uid]
+	ownerUID := owner.uid()
+	for uid := range g.dependents[ownerUID] {
+		d := g.get(uid)
 		if d == nil || !d.ownedValidlyBy(owner) {
 			continue
 		}
 		all = append(all, d)
 		for _, ref := range d.owners() {
-			if ref.UID == owner.uid && ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
+			if ref.UID == ownerUID && ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
 				blocking = append(blocking, d)
 				break
 			}
@@ -172,7 +227,7 @@ func (g *graph) solidOwners(n *node, refs []metav1.OwnerReference) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, ref := range refs {
-		o := g.nodes[ref.UID]
+		o := g.get(ref.UID)
 		if o == nil || o.name != ref.Name || !n.ownedValidlyBy(o) || o.foreground() {
 			return false
 		}
@@ -193,16 +248,16 @@ func (c *Controller) processGraphChange() bool {
 	defer g.mu.Unlock()
 
 	n := ev.node
-	uid := n.uid
-	old := g.nodes[uid]
+	uid := n.uid()
+	old := g.get(uid)
 	if ev.deleted {
 		if old != nil {
-			delete(g.nodes, uid)
+			g.remove(uid)
 			g.unlink(uid, old.owners())
 			// Owners waiting for this dependent may go now.
 			for _, ref := range old.owners() {
-				if o := g.nodes[ref.UID]; o != nil && o.foreground() {
-					c.toDelete.Add(o.uid)
+				if o := g.get(ref.UID); o != nil && o.foreground() {
+					c.toDelete.Add(o.uid())
 				}
 			}
 		}
@@ -213,7 +268,7 @@ func (c *Controller) processGraphChange() bool {
 		return true
 	}
 
-	g.nodes[uid] = n
+	g.put(uid, n)
 	ownersChanged := old == nil || !slices.Equal(ownerKeys(old.owners()), ownerKeys(n.owners()))
 	if ownersChanged {
 		if old != nil {
@@ -230,8 +285,8 @@ func (c *Controller) processGraphChange() bool {
 			refs = old.owners()
 		}
 		for _, ref := range append(refs, n.owners()...) {
-			if o := g.nodes[ref.UID]; o != nil && o.foreground() {
-				c.toDelete.Add(o.uid)
+			if o := g.get(ref.UID); o != nil && o.foreground() {
+				c.toDelete.Add(o.uid())
 			}
 		}
 	}

@@ -67,20 +67,20 @@ func TestValidDependents(t *testing.T) {
 		mk("of-cluster", "b", "", ref("c", yes)),
 	}
 	for _, n := range nodes {
-		g.nodes[n.uid] = n
-		g.link(n.uid, n.owners())
+		g.put(n.uid(), n)
+		g.link(n.uid(), n.owners())
 	}
 	all, blocking := g.validDependents(owner)
-	if len(all) != 2 || len(blocking) != 1 || blocking[0].uid != "same" {
+	if len(all) != 2 || len(blocking) != 1 || blocking[0].uid() != "same" {
 		t.Errorf("dependents of a namespaced owner: all %d blocking %v", len(all), blocking)
 	}
-	if all, _ := g.validDependents(clusterOwner); len(all) != 1 || all[0].uid != "of-cluster" {
+	if all, _ := g.validDependents(clusterOwner); len(all) != 1 || all[0].uid() != "of-cluster" {
 		t.Errorf("dependents of a cluster-scoped owner: %v", all)
 	}
-	if g.solidOwners(g.nodes["other-ns"], g.nodes["other-ns"].owners()) {
+	if g.solidOwners(g.get("other-ns"), g.get("other-ns").owners()) {
 		t.Errorf("an owner in another namespace counts as solid")
 	}
-	if !g.solidOwners(g.nodes["same"], g.nodes["same"].owners()) {
+	if !g.solidOwners(g.get("same"), g.get("same").owners()) {
 		t.Errorf("an owner in the namespace does not count as solid")
 	}
 }
@@ -90,6 +90,25 @@ func TestNodeResourceVersion(t *testing.T) {
 		n := newNode(nil, &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{ResourceVersion: rv}})
 		if got := n.GetObjectMeta().GetResourceVersion(); got != rv && !(rv == "" && got == "0") {
 			t.Errorf("resourceVersion %q read back as %q", rv, got)
+		}
+	}
+}
+
+func TestNodeUID(t *testing.T) {
+	for _, uid := range []types.UID{"", "o", "0f8c3a2e-0000-4000-8000-000000000002", "0F8C3A2E-0000-4000-8000-000000000002",
+		"{0f8c3a2e-0000-4000-8000-00000000000}", "0f8c3a2e00004000800000000000000200002"} {
+		n := newNode(nil, &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{UID: uid}})
+		if got := n.GetObjectMeta().GetUID(); got != uid {
+			t.Errorf("UID %q read back as %q", uid, got)
+		}
+		g := newGraph()
+		g.put(n.uid(), n)
+		if g.get(uid) != n || g.len() != 1 {
+			t.Errorf("UID %q: node not found by it", uid)
+		}
+		g.remove(uid)
+		if g.len() != 0 {
+			t.Errorf("UID %q: node not removed", uid)
 		}
 	}
 }

@@ -27,7 +27,7 @@ func (c *Controller) current(ctx context.Context, n *node) (*metav1.PartialObjec
 		return nil, nil
 	case err != nil:
 		return nil, err
-	case m.UID != n.uid:
+	case m.UID != n.uid():
 		return nil, nil
 	}
 	return m, nil
@@ -164,9 +164,9 @@ func (c *Controller) owner(ctx context.Context, n *node, ref metav1.OwnerReferen
 // unrelated fields changed, the resourceVersion it was judged at.
 func (c *Controller) deleteObject(ctx context.Context, n *node, latest *metav1.PartialObjectMetadata, policy metav1.DeletionPropagation) error {
 	c.logger.Debug("deleting", "resource", n.gvr.String(), "namespace", n.namespace(), "name", n.name, "propagationPolicy", policy)
-	rv := latest.ResourceVersion
+	rv, uid := latest.ResourceVersion, n.uid()
 	opts := metav1.DeleteOptions{PropagationPolicy: &policy,
-		Preconditions: &metav1.Preconditions{UID: &n.uid, ResourceVersion: &rv}}
+		Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}}
 	err := c.client(n).Delete(ctx, n.name, opts)
 	if apierrors.IsConflict(err) {
 		now, err := c.current(ctx, n)
@@ -175,7 +175,7 @@ func (c *Controller) deleteObject(ctx context.Context, n *node, latest *metav1.P
 		}
 		if !reflect.DeepEqual(now.OwnerReferences, latest.OwnerReferences) {
 			// Judged on stale references: look again.
-			c.toDelete.Add(n.uid)
+			c.toDelete.Add(n.uid())
 			return nil
 		}
 		opts.Preconditions.ResourceVersion = nil
@@ -196,7 +196,7 @@ func (c *Controller) finishForeground(ctx context.Context, owner *node) error {
 	}
 	for _, d := range blocking {
 		if !d.foreground() {
-			c.toDelete.Add(d.uid)
+			c.toDelete.Add(d.uid())
 		}
 	}
 	return nil
