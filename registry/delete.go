@@ -244,6 +244,10 @@ func (s *Store) DeleteCollection(ctx context.Context, validate rest.ValidateObje
 		if all[i], err = items.At(i); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
+		if items.Kept() {
+			// The cache's own object: the caller's list may be changed.
+			all[i] = all[i].DeepCopyObject()
+		}
 	}
 	if err := meta.SetList(list, all); err != nil {
 		return nil, apierrors.NewInternalError(err)
