@@ -32,17 +32,25 @@ func TestSharedListIsTheCodecsEncoding(t *testing.T) {
 	}
 }
 
-func testSharedListIsTheCodecsEncoding(t *testing.T, encoded bool) {
-	scope, s := configMapScopeWith(t, encoded)
-	ctx := context.Background()
-	odd := []*corev1.ConfigMap{
+// oddConfigMaps are config maps whose encodings differ in every way the
+// forms of a list or a watch may get wrong: escaped and unicode strings,
+// map keys out of order, binary data, finalizers, a pointer field, and
+// none of them; then extra.
+func oddConfigMaps(extra ...*corev1.ConfigMap) []*corev1.ConfigMap {
+	return append([]*corev1.ConfigMap{
 		{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"k": "v", "a": "b"},
 			Annotations: map[string]string{"html": "<a href=\"x\">&</a>", "unicode": "héllo \u2028 \u00e9 ☃"}},
 			Data: map[string]string{"z": "1", "a": "2", "esc": "\x01\t\n\"\\"}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "b", Finalizers: []string{"x/y"}},
 			BinaryData: map[string][]byte{"bin": {0, 1, 2, 255}}, Immutable: new(true)},
 		{ObjectMeta: metav1.ObjectMeta{Name: "c"}},
-	}
+	}, extra...)
+}
+
+func testSharedListIsTheCodecsEncoding(t *testing.T, encoded bool) {
+	scope, s := configMapScopeWith(t, encoded)
+	ctx := context.Background()
+	odd := oddConfigMaps()
 	for _, cm := range odd {
 		cm.Namespace = "enc"
 		if err := s.Create(ctx, cmKey("enc", cm.Name), cm, &corev1.ConfigMap{}, 0); err != nil {

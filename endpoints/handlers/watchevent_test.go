@@ -127,17 +127,11 @@ func (o *countingShared) GetObjectKind() schema.ObjectKind { return o.obj.GetObj
 // writes for the decoded objects, in every form a watch takes.
 func TestWatchListIsTheCodecsEncoding(t *testing.T) {
 	scope, s := configMapScope(t)
-	odd := []*corev1.ConfigMap{
-		{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"k": "v", "a": "b"},
-			Annotations: map[string]string{"html": "<a href=\"x\">&</a>", "unicode": "héllo \u2028 \u00e9 ☃"}},
-			Data: map[string]string{"z": "1", "a": "2", "esc": "\x01\t\n\"\\"}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "b", Finalizers: []string{"x/y"}},
-			BinaryData: map[string][]byte{"bin": {0, 1, 2, 255}}, Immutable: new(true)},
-		{ObjectMeta: metav1.ObjectMeta{Name: "c"}},
+	odd := oddConfigMaps(
 		// Lengths of one, two and three bytes as varints.
-		{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Data: map[string]string{"d": strings.Repeat("d", 200)}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "e"}, Data: map[string]string{"e": strings.Repeat("e", 20000)}},
-	}
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Data: map[string]string{"d": strings.Repeat("d", 200)}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "e"}, Data: map[string]string{"e": strings.Repeat("e", 20000)}},
+	)
 	for _, cm := range odd {
 		cm.Namespace = "wl"
 		if err := s.Create(context.Background(), cmKey("wl", cm.Name), cm, &corev1.ConfigMap{}, 0); err != nil {
