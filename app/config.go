@@ -16,6 +16,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 
+	"github.com/capstan-io/capstan/apis/core"
 	"github.com/capstan-io/capstan/apis/scheme"
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
@@ -42,6 +43,8 @@ type Config struct {
 	// Authorization is --authorization-mode's authorizer, which the kube
 	// server feeds with RBAC objects.
 	Authorization *controlplane.Authorization
+	// PodPolicy is --allow-privileged.
+	PodPolicy core.PodPolicy
 
 	// Authentication holds the token authenticators (--token-auth-file,
 	// service account tokens), which the kube server serves TokenReviews and
@@ -86,7 +89,7 @@ func (c *Config) warmTypes() {
 // NewConfig resolves completed, validated options into a Config: it starts
 // or connects to etcd, ensures certificates and binds the listener.
 func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config, err error) {
-	c := &Config{EventTTL: o.EventTTL, Logger: logger}
+	c := &Config{EventTTL: o.EventTTL, Logger: logger, PodPolicy: core.PodPolicy{ForbidPrivileged: !o.AllowPrivileged}}
 	c.warmTypes()
 	defer func() {
 		if err != nil {

@@ -78,6 +78,10 @@ type Options struct {
 	DebugSocketPath       string
 	Verbosity             int
 
+	// AllowPrivileged is --allow-privileged: without it privileged
+	// containers are refused, as kube refuses them by default.
+	AllowPrivileged bool
+
 	// UnsafeNoFsync makes the embedded etcd skip fsync: for tests only.
 	UnsafeNoFsync bool
 }
@@ -142,6 +146,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "Amount of time to retain events.")
 	fs.StringVar(&o.DebugSocketPath, "debug-socket-path", o.DebugSocketPath, "Serve profiling (pprof) on this unix socket.")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Log level: 0 info, 1+ debug.")
+	fs.BoolVar(&o.AllowPrivileged, "allow-privileged", o.AllowPrivileged, "If true, allow privileged containers. [default=false]")
 	fs.BoolVar(&o.UnsafeNoFsync, "unsafe-no-fsync", o.UnsafeNoFsync, "Do not fsync the embedded etcd's writes (tests only: data may be lost on a crash).")
 }
 

@@ -20,7 +20,8 @@ func (c *Config) CreateServerChain() (*server.Server, error) {
 		return nil, err
 	}
 	kube, err := controlplane.Config{Generic: c.Generic, Storage: c.Storage, EventTTL: c.EventTTL, Logger: c.Logger, Services: c.Services,
-		Authorization: c.Authorization, Authentication: c.Authentication, LazyResources: crd.CustomResources}.New(crd.Server)
+		Authorization: c.Authorization, Authentication: c.Authentication, LazyResources: crd.CustomResources,
+		PodPolicy: c.PodPolicy}.New(crd.Server)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ type builtGroup struct {
 }
 
 // coreGroup is core/v1; evictions consult budgets.
-func (f *StorageFactory) coreGroup(eventTTL time.Duration, budgets core.DisruptionBudgets) (builtGroup, error) {
+func (f *StorageFactory) coreGroup(eventTTL time.Duration, budgets core.DisruptionBudgets, policy core.PodPolicy) (builtGroup, error) {
 	gv := corev1.SchemeGroupVersion
 	specs := []resourceSpec{
 		{name: "namespaces", kind: "Namespace", strategy: core.NamespaceStrategy{}, shortNames: []string{"ns"},
@@ -45,7 +45,7 @@ func (f *StorageFactory) coreGroup(eventTTL time.Duration, budgets core.Disrupti
 		{name: "events", kind: "Event", strategy: core.EventStrategy{}, shortNames: []string{"ev"}, ttl: fixedTTL(eventTTL),
 			new: func() runtime.Object { return &corev1.Event{} }, newList: func() runtime.Object { return &corev1.EventList{} }},
 	}
-	specs = append(specs, coreWorkloadSpecs()...)
+	specs = append(specs, coreWorkloadSpecs(policy)...)
 	specs = append(specs, coreClusterSpecs()...)
 	bg, err := f.buildGroup("", 0, gv, specs)
 	if err != nil {
@@ -56,7 +56,7 @@ func (f *StorageFactory) coreGroup(eventTTL time.Duration, budgets core.Disrupti
 		Storage: bg.stores["namespaces"].UpdateOnly(core.NamespaceFinalizeStrategy{})}
 	v := &bg.group.Versions[0]
 	v.Resources = append(v.Resources, finalize)
-	v.Resources = append(v.Resources, podSubresources(bg.stores["pods"], budgets)...)
+	v.Resources = append(v.Resources, podSubresources(bg.stores["pods"], budgets, policy)...)
 	return bg, nil
 }
 

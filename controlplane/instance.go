@@ -19,6 +19,7 @@ import (
 
 	"github.com/capstan-io/capstan/admission/certificates"
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
+	"github.com/capstan-io/capstan/apis/core"
 	"github.com/capstan-io/capstan/apis/policy"
 	"github.com/capstan-io/capstan/controlplane/controllers/garbagecollector"
 	"github.com/capstan-io/capstan/controlplane/controllers/namespace"
@@ -47,6 +48,8 @@ type Config struct {
 	// collector watches only once they may hold objects, as it does the
 	// built-in ones.
 	LazyResources garbagecollector.LazyResources
+	// PodPolicy is what pod specs may ask for (--allow-privileged).
+	PodPolicy core.PodPolicy
 }
 
 // Instance is the kube server.
@@ -70,7 +73,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	core, err := c.Storage.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]))
+	core, err := c.Storage.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.PodPolicy)
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +88,8 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	for _, build := range []func() (builtGroup, error){
 		func() (builtGroup, error) { return c.Storage.eventsGroup(c.EventTTL) },
 		c.Storage.coordinationGroup,
-		c.Storage.appsGroup,
-		c.Storage.batchGroup,
+		func() (builtGroup, error) { return c.Storage.appsGroup(c.PodPolicy) },
+		func() (builtGroup, error) { return c.Storage.batchGroup(c.PodPolicy) },
 		func() (builtGroup, error) { return c.authenticationGroup(), nil },
 		c.Storage.schedulingGroup,
 		c.Storage.nodeGroup,

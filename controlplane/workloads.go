@@ -28,15 +28,15 @@ var (
 )
 
 // coreWorkloadSpecs are the workload resources of core/v1.
-func coreWorkloadSpecs() []resourceSpec {
+func coreWorkloadSpecs(policy core.PodPolicy) []resourceSpec {
 	return []resourceSpec{
-		{name: "pods", kind: "Pod", strategy: core.PodStrategy{}, shortNames: []string{"po"}, categories: categoryAll,
+		{name: "pods", kind: "Pod", strategy: core.PodStrategy{Policy: policy}, shortNames: []string{"po"}, categories: categoryAll,
 			new: func() runtime.Object { return &corev1.Pod{} }, newList: func() runtime.Object { return &corev1.PodList{} },
 			status: core.PodStatusStrategy{}, returnDeleted: true},
-		{name: "podtemplates", kind: "PodTemplate", strategy: core.PodTemplateStrategy{},
+		{name: "podtemplates", kind: "PodTemplate", strategy: core.PodTemplateStrategy{Policy: policy},
 			new: func() runtime.Object { return &corev1.PodTemplate{} }, newList: func() runtime.Object { return &corev1.PodTemplateList{} }},
 		{name: "replicationcontrollers", kind: "ReplicationController", keyPrefix: "/controllers",
-			strategy: core.ReplicationControllerStrategy{}, shortNames: []string{"rc"}, categories: categoryAll,
+			strategy: core.ReplicationControllerStrategy{Policy: policy}, shortNames: []string{"rc"}, categories: categoryAll,
 			new:     func() runtime.Object { return &corev1.ReplicationController{} },
 			newList: func() runtime.Object { return &corev1.ReplicationControllerList{} },
 			status:  core.ReplicationControllerStatusStrategy{},
@@ -46,29 +46,29 @@ func coreWorkloadSpecs() []resourceSpec {
 
 // podSubresources are pods/binding, pods/eviction (which consults budgets)
 // and pods/ephemeralcontainers.
-func podSubresources(pods *registry.Store, budgets core.DisruptionBudgets) []endpoints.Resource {
+func podSubresources(pods *registry.Store, budgets core.DisruptionBudgets, policy core.PodPolicy) []endpoints.Resource {
 	return []endpoints.Resource{
 		{Name: "pods/binding", Kind: "Binding", Storage: core.NewBindingREST(pods), NoFieldManager: true},
 		{Name: "pods/eviction", Kind: "Eviction", KindGroupVersion: &policyV1, Storage: core.NewEvictionREST(pods, budgets), NoFieldManager: true},
-		{Name: "pods/ephemeralcontainers", Kind: "Pod", Storage: pods.Subresource(core.EphemeralContainersStrategy{}),
+		{Name: "pods/ephemeralcontainers", Kind: "Pod", Storage: pods.Subresource(core.EphemeralContainersStrategy{PodStrategy: core.PodStrategy{Policy: policy}}),
 			Defaulter: defaulter(core.PodStrategy{})},
 	}
 }
 
 // appsGroup is apps/v1.
-func (f *StorageFactory) appsGroup() (builtGroup, error) {
+func (f *StorageFactory) appsGroup(policy core.PodPolicy) (builtGroup, error) {
 	scale := &registry.ScaleAccessor{Get: apps.ScaleOf, Set: apps.SetReplicas}
 	specs := []resourceSpec{
-		{name: "deployments", kind: "Deployment", strategy: apps.DeploymentStrategy{}, shortNames: []string{"deploy"},
+		{name: "deployments", kind: "Deployment", strategy: apps.DeploymentStrategy{Policy: policy}, shortNames: []string{"deploy"},
 			categories: categoryAll, status: apps.DeploymentStatusStrategy{}, scale: scale,
 			new: func() runtime.Object { return &appsv1.Deployment{} }, newList: func() runtime.Object { return &appsv1.DeploymentList{} }},
-		{name: "replicasets", kind: "ReplicaSet", strategy: apps.ReplicaSetStrategy{}, shortNames: []string{"rs"},
+		{name: "replicasets", kind: "ReplicaSet", strategy: apps.ReplicaSetStrategy{Policy: policy}, shortNames: []string{"rs"},
 			categories: categoryAll, status: apps.ReplicaSetStatusStrategy{}, scale: scale,
 			new: func() runtime.Object { return &appsv1.ReplicaSet{} }, newList: func() runtime.Object { return &appsv1.ReplicaSetList{} }},
-		{name: "statefulsets", kind: "StatefulSet", strategy: apps.StatefulSetStrategy{}, shortNames: []string{"sts"},
+		{name: "statefulsets", kind: "StatefulSet", strategy: apps.StatefulSetStrategy{Policy: policy}, shortNames: []string{"sts"},
 			categories: categoryAll, status: apps.StatefulSetStatusStrategy{}, scale: scale,
 			new: func() runtime.Object { return &appsv1.StatefulSet{} }, newList: func() runtime.Object { return &appsv1.StatefulSetList{} }},
-		{name: "daemonsets", kind: "DaemonSet", strategy: apps.DaemonSetStrategy{}, shortNames: []string{"ds"},
+		{name: "daemonsets", kind: "DaemonSet", strategy: apps.DaemonSetStrategy{Policy: policy}, shortNames: []string{"ds"},
 			categories: categoryAll, status: apps.DaemonSetStatusStrategy{},
 			new: func() runtime.Object { return &appsv1.DaemonSet{} }, newList: func() runtime.Object { return &appsv1.DaemonSetList{} }},
 		{name: "controllerrevisions", kind: "ControllerRevision", strategy: apps.ControllerRevisionStrategy{},
@@ -78,11 +78,11 @@ func (f *StorageFactory) appsGroup() (builtGroup, error) {
 }
 
 // batchGroup is batch/v1.
-func (f *StorageFactory) batchGroup() (builtGroup, error) {
+func (f *StorageFactory) batchGroup(policy core.PodPolicy) (builtGroup, error) {
 	specs := []resourceSpec{
-		{name: "jobs", kind: "Job", strategy: batch.JobStrategy{}, categories: categoryAll, status: batch.JobStatusStrategy{},
+		{name: "jobs", kind: "Job", strategy: batch.JobStrategy{Policy: policy}, categories: categoryAll, status: batch.JobStatusStrategy{},
 			new: func() runtime.Object { return &batchv1.Job{} }, newList: func() runtime.Object { return &batchv1.JobList{} }},
-		{name: "cronjobs", kind: "CronJob", strategy: batch.CronJobStrategy{}, shortNames: []string{"cj"},
+		{name: "cronjobs", kind: "CronJob", strategy: batch.CronJobStrategy{Policy: policy}, shortNames: []string{"cj"},
 			categories: categoryAll, status: batch.CronJobStatusStrategy{},
 			new: func() runtime.Object { return &batchv1.CronJob{} }, newList: func() runtime.Object { return &batchv1.CronJobList{} }},
 	}

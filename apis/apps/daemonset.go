@@ -21,7 +21,10 @@ import (
 // internal spec and shows it in apps/v1 as the annotation
 // deprecated.daemonset.template.generation. capstan keeps it in that
 // annotation only; the server owns it as kube does.
-type DaemonSetStrategy struct{}
+type DaemonSetStrategy struct {
+	// Policy is --allow-privileged.
+	Policy core.PodPolicy
+}
 
 var (
 	_ registry.Strategy  = DaemonSetStrategy{}
@@ -84,13 +87,15 @@ func (DaemonSetStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Ob
 }
 
 // Validate validates a new daemon set.
-func (DaemonSetStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return ValidateDaemonSetSpec(&obj.(*appsv1.DaemonSet).Spec, field.NewPath("spec"), false)
+func (s DaemonSetStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	spec := &obj.(*appsv1.DaemonSet).Spec
+	return append(ValidateDaemonSetSpec(spec, field.NewPath("spec"), false), s.Policy.ValidateTemplate(&spec.Template, specTemplate)...)
 }
 
 // ValidateUpdate validates an update of the main resource.
-func (DaemonSetStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return ValidateDaemonSetUpdate(obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet))
+func (s DaemonSetStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	ds := obj.(*appsv1.DaemonSet)
+	return append(ValidateDaemonSetUpdate(ds, old.(*appsv1.DaemonSet)), s.Policy.ValidateTemplate(&ds.Spec.Template, specTemplate)...)
 }
 
 // TemplateGeneration returns the template generation of ds, 0 when it has

@@ -15,7 +15,10 @@ import (
 )
 
 // DeploymentStrategy is the strategy of the deployments resource.
-type DeploymentStrategy struct{}
+type DeploymentStrategy struct {
+	// Policy is --allow-privileged.
+	Policy core.PodPolicy
+}
 
 var (
 	_ registry.Strategy         = DeploymentStrategy{}
@@ -78,14 +81,19 @@ func (DeploymentStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.O
 }
 
 // Validate validates a new deployment.
-func (DeploymentStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return ValidateDeployment(obj.(*appsv1.Deployment))
+func (s DeploymentStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	d := obj.(*appsv1.Deployment)
+	return append(ValidateDeployment(d), s.Policy.ValidateTemplate(&d.Spec.Template, specTemplate)...)
 }
 
 // ValidateUpdate validates an update of the main resource.
-func (DeploymentStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return ValidateDeploymentUpdate(obj.(*appsv1.Deployment), old.(*appsv1.Deployment))
+func (s DeploymentStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	d := obj.(*appsv1.Deployment)
+	return append(ValidateDeploymentUpdate(d, old.(*appsv1.Deployment)), s.Policy.ValidateTemplate(&d.Spec.Template, specTemplate)...)
 }
+
+// specTemplate is where the workloads of this group keep their pod template.
+var specTemplate = field.NewPath("spec", "template")
 
 // WarningsOnCreate warns about a name that is not a DNS label.
 func (DeploymentStrategy) WarningsOnCreate(_ context.Context, obj runtime.Object) []string {

@@ -16,7 +16,10 @@ import (
 )
 
 // ReplicaSetStrategy is the strategy of the replicasets resource.
-type ReplicaSetStrategy struct{}
+type ReplicaSetStrategy struct {
+	// Policy is --allow-privileged.
+	Policy core.PodPolicy
+}
 
 var (
 	_ registry.Strategy         = ReplicaSetStrategy{}
@@ -55,13 +58,15 @@ func (ReplicaSetStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.O
 }
 
 // Validate validates a new replica set.
-func (ReplicaSetStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return ValidateReplicaSetSpec(&obj.(*appsv1.ReplicaSet).Spec, field.NewPath("spec"))
+func (s ReplicaSetStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	spec := &obj.(*appsv1.ReplicaSet).Spec
+	return append(ValidateReplicaSetSpec(spec, field.NewPath("spec")), s.Policy.ValidateTemplate(&spec.Template, specTemplate)...)
 }
 
 // ValidateUpdate validates an update of the main resource.
-func (ReplicaSetStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return ValidateReplicaSetUpdate(obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet))
+func (s ReplicaSetStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	rs := obj.(*appsv1.ReplicaSet)
+	return append(ValidateReplicaSetUpdate(rs, old.(*appsv1.ReplicaSet)), s.Policy.ValidateTemplate(&rs.Spec.Template, specTemplate)...)
 }
 
 // WarningsOnCreate warns about a name that is not a DNS label.

@@ -22,6 +22,8 @@ type StatefulSetStrategy struct {
 	// StatefulSetRecreateStrategy feature gate (alpha, off in 1.37). When
 	// false, an update may keep Recreate only if the old object had it.
 	RecreateStrategy bool
+	// Policy is --allow-privileged.
+	Policy core.PodPolicy
 }
 
 var (
@@ -132,7 +134,8 @@ func (StatefulSetStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.
 // Validate validates a new stateful set.
 func (s StatefulSetStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	opts := StatefulSetOptions{AllowRecreate: s.RecreateStrategy}
-	return ValidateStatefulSetSpec(&obj.(*appsv1.StatefulSet).Spec, field.NewPath("spec"), opts)
+	spec := &obj.(*appsv1.StatefulSet).Spec
+	return append(ValidateStatefulSetSpec(spec, field.NewPath("spec"), opts), s.Policy.ValidateTemplate(&spec.Template, specTemplate)...)
 }
 
 // ValidateUpdate validates an update of the main resource.
@@ -145,7 +148,7 @@ func (s StatefulSetStrategy) ValidateUpdate(_ context.Context, obj, old runtime.
 		SkipClaimTemplates:      true,
 		AllowRecreate:           s.RecreateStrategy || oldSS.Spec.UpdateStrategy.Type == appsv1.RecreateStatefulSetStrategyType,
 	}
-	return ValidateStatefulSetUpdate(ss, oldSS, opts)
+	return append(ValidateStatefulSetUpdate(ss, oldSS, opts), s.Policy.ValidateTemplate(&ss.Spec.Template, specTemplate)...)
 }
 
 // WarningsOnCreate warns about a negative revisionHistoryLimit.

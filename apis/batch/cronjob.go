@@ -16,7 +16,10 @@ import (
 )
 
 // CronJobStrategy is the strategy of the cronjobs resource.
-type CronJobStrategy struct{}
+type CronJobStrategy struct {
+	// Policy is --allow-privileged.
+	Policy core.PodPolicy
+}
 
 var (
 	_ registry.Strategy         = CronJobStrategy{}
@@ -71,14 +74,19 @@ func (CronJobStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Obje
 }
 
 // Validate validates a new cron job.
-func (CronJobStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return ValidateCronJob(obj.(*batchv1.CronJob))
+func (s CronJobStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	cj := obj.(*batchv1.CronJob)
+	return append(ValidateCronJob(cj), s.Policy.ValidateTemplate(&cj.Spec.JobTemplate.Spec.Template, jobTemplatePodTemplate)...)
 }
 
 // ValidateUpdate validates an update of the main resource.
-func (CronJobStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return ValidateCronJobUpdate(obj.(*batchv1.CronJob), old.(*batchv1.CronJob))
+func (s CronJobStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	cj := obj.(*batchv1.CronJob)
+	return append(ValidateCronJobUpdate(cj, old.(*batchv1.CronJob)), s.Policy.ValidateTemplate(&cj.Spec.JobTemplate.Spec.Template, jobTemplatePodTemplate)...)
 }
+
+// jobTemplatePodTemplate is where a cron job keeps its pods' template.
+var jobTemplatePodTemplate = field.NewPath("spec", "jobTemplate", "spec", "template")
 
 // WarningsOnCreate warns about a name that is not a DNS label and about
 // job template fields the job controller may not cope with.

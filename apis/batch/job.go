@@ -26,7 +26,10 @@ const (
 )
 
 // JobStrategy is the strategy of the jobs resource.
-type JobStrategy struct{}
+type JobStrategy struct {
+	// Policy is --allow-privileged.
+	Policy core.PodPolicy
+}
 
 var (
 	_ registry.Strategy         = JobStrategy{}
@@ -163,13 +166,15 @@ func (JobStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) 
 }
 
 // Validate validates a new job.
-func (JobStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return ValidateJob(obj.(*batchv1.Job))
+func (s JobStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	j := obj.(*batchv1.Job)
+	return append(ValidateJob(j), s.Policy.ValidateTemplate(&j.Spec.Template, field.NewPath("spec", "template"))...)
 }
 
 // ValidateUpdate validates an update of the main resource.
-func (JobStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return ValidateJobUpdate(obj.(*batchv1.Job), old.(*batchv1.Job))
+func (s JobStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	j := obj.(*batchv1.Job)
+	return append(ValidateJobUpdate(j, old.(*batchv1.Job)), s.Policy.ValidateTemplate(&j.Spec.Template, field.NewPath("spec", "template"))...)
 }
 
 // WarningsOnCreate warns about a name that is not a DNS label and about a

@@ -17,7 +17,10 @@ import (
 )
 
 // PodStrategy is the strategy of the pods resource.
-type PodStrategy struct{}
+type PodStrategy struct {
+	// Policy is --allow-privileged.
+	Policy PodPolicy
+}
 
 var (
 	_ registry.Strategy         = PodStrategy{}
@@ -71,13 +74,15 @@ func bumpPodGeneration(pod, old *corev1.Pod) {
 }
 
 // Validate validates a new pod.
-func (PodStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return ValidatePod(obj.(*corev1.Pod))
+func (s PodStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	pod := obj.(*corev1.Pod)
+	return append(ValidatePod(pod), s.Policy.Validate(&pod.Spec, field.NewPath("spec"))...)
 }
 
 // ValidateUpdate validates an update of a pod.
-func (PodStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return ValidatePodUpdate(obj.(*corev1.Pod), old.(*corev1.Pod))
+func (s PodStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	pod := obj.(*corev1.Pod)
+	return append(ValidatePodUpdate(pod, old.(*corev1.Pod)), s.Policy.Validate(&pod.Spec, field.NewPath("spec"))...)
 }
 
 // WarningsOnCreate warns of a pod name that is no DNS label: it becomes the
@@ -210,6 +215,9 @@ func (EphemeralContainersStrategy) PrepareForUpdate(_ context.Context, obj, old 
 }
 
 // ValidateUpdate validates the new ephemeral containers.
-func (EphemeralContainersStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return ValidatePodEphemeralContainersUpdate(obj.(*corev1.Pod), old.(*corev1.Pod))
+func (s EphemeralContainersStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	pod := obj.(*corev1.Pod)
+	// Only the ephemeral containers are validated here, as kube does.
+	ephemeral := &corev1.PodSpec{EphemeralContainers: pod.Spec.EphemeralContainers}
+	return append(ValidatePodEphemeralContainersUpdate(pod, old.(*corev1.Pod)), s.Policy.Validate(ephemeral, field.NewPath("spec"))...)
 }

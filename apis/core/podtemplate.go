@@ -12,7 +12,10 @@ import (
 )
 
 // PodTemplateStrategy is the strategy of the podtemplates resource.
-type PodTemplateStrategy struct{}
+type PodTemplateStrategy struct {
+	// Policy is --allow-privileged.
+	Policy PodPolicy
+}
 
 var (
 	_ registry.Strategy  = PodTemplateStrategy{}
@@ -41,11 +44,16 @@ func (PodTemplateStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.
 }
 
 // Validate validates the template.
-func (PodTemplateStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return ValidatePodTemplateSpec(&obj.(*corev1.PodTemplate).Template, field.NewPath("template"))
+func (s PodTemplateStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return s.validate(obj)
 }
 
 // ValidateUpdate validates the new template: any change is allowed.
-func (PodTemplateStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
-	return ValidatePodTemplateSpec(&obj.(*corev1.PodTemplate).Template, field.NewPath("template"))
+func (s PodTemplateStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
+	return s.validate(obj)
+}
+
+func (s PodTemplateStrategy) validate(obj runtime.Object) field.ErrorList {
+	t, path := &obj.(*corev1.PodTemplate).Template, field.NewPath("template")
+	return append(ValidatePodTemplateSpec(t, path), s.Policy.ValidateTemplate(t, path)...)
 }

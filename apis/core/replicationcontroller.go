@@ -17,7 +17,10 @@ import (
 
 // ReplicationControllerStrategy is the strategy of the
 // replicationcontrollers resource.
-type ReplicationControllerStrategy struct{}
+type ReplicationControllerStrategy struct {
+	// Policy is --allow-privileged.
+	Policy PodPolicy
+}
 
 var (
 	_ registry.Strategy         = ReplicationControllerStrategy{}
@@ -68,13 +71,18 @@ func (ReplicationControllerStrategy) PrepareForUpdate(_ context.Context, obj, ol
 }
 
 // Validate validates a new replication controller.
-func (ReplicationControllerStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return ValidateReplicationControllerSpec(&obj.(*corev1.ReplicationController).Spec, field.NewPath("spec"))
+func (s ReplicationControllerStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return s.validate(obj)
 }
 
 // ValidateUpdate validates the new spec: any change is allowed.
-func (ReplicationControllerStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
-	return ValidateReplicationControllerSpec(&obj.(*corev1.ReplicationController).Spec, field.NewPath("spec"))
+func (s ReplicationControllerStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) field.ErrorList {
+	return s.validate(obj)
+}
+
+func (s ReplicationControllerStrategy) validate(obj runtime.Object) field.ErrorList {
+	spec, path := &obj.(*corev1.ReplicationController).Spec, field.NewPath("spec")
+	return append(ValidateReplicationControllerSpec(spec, path), s.Policy.ValidateTemplate(spec.Template, path.Child("template"))...)
 }
 
 // WarningsOnCreate warns of a name that is no DNS label: pod names and
