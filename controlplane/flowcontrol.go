@@ -3,7 +3,6 @@ package controlplane
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -36,14 +35,7 @@ func (f *StorageFactory) flowcontrolGroup() (builtGroup, error) {
 	if err != nil {
 		return bg, err
 	}
-	// Their status strategies keep metadata too, so managed fields of a
-	// status write do not claim any.
-	v := &bg.group.Versions[0]
-	for i := range v.Resources {
-		if strings.HasSuffix(v.Resources[i].Name, "/status") {
-			v.Resources[i].ResetFields = []string{"spec", "metadata"}
-		}
-	}
+	statusKeepsMetadata(&bg)
 	return bg, nil
 }
 

@@ -98,6 +98,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		c.Storage.discoveryGroup,
 		c.Storage.storageGroup,
 		c.Storage.flowcontrolGroup,
+		c.Storage.admissionregistrationGroup,
 	} {
 		g, err := build()
 		if err != nil {

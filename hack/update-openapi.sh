@@ -26,6 +26,7 @@ openapi_version="$(version k8s.io/kube-openapi)"
 # alphas, groups capstan does not serve) would only make the binary larger
 # and the managed-fields types built at every start slower.
 api_pkgs=(
+  k8s.io/api/admissionregistration/v1
   k8s.io/api/apps/v1
   k8s.io/api/authentication/v1
   k8s.io/api/authorization/v1

@@ -139,10 +139,10 @@ func selfSigned(t testing.TB) []byte {
 
 func TestCABundle(t *testing.T) {
 	p := field.NewPath("caBundle")
-	fieldtest.Check(t, validateCABundle(p, selfSigned(t)))
+	fieldtest.Check(t, ValidateCABundle(p, selfSigned(t)))
 	notCert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: []byte("junk")})
-	fieldtest.Check(t, validateCABundle(p, notCert), fieldtest.Invalid("caBundle"))
-	fieldtest.Check(t, validateCABundle(p, []byte("junk")), fieldtest.Invalid("caBundle"))
+	fieldtest.Check(t, ValidateCABundle(p, notCert), fieldtest.Invalid("caBundle"))
+	fieldtest.Check(t, ValidateCABundle(p, []byte("junk")), fieldtest.Invalid("caBundle"))
 
 	// Once established, a valid caBundle passes an update.
 	old := stored(t)
@@ -168,7 +168,7 @@ func TestWebhookService(t *testing.T) {
 		{"/Convert", []fieldtest.Want{fieldtest.Invalid("service.path")}},
 	}
 	for _, tc := range tests {
-		fieldtest.Check(t, validateWebhookService(p, "ns", "svc", &tc.path, 443), tc.want...)
+		fieldtest.Check(t, ValidateWebhookService(p, "ns", "svc", &tc.path, 443), tc.want...)
 	}
-	fieldtest.Check(t, validateWebhookService(p, "ns", "svc", nil, 0), fieldtest.Invalid("service.port"))
+	fieldtest.Check(t, ValidateWebhookService(p, "ns", "svc", nil, 0), fieldtest.Invalid("service.port"))
 }

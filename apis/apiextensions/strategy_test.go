@@ -762,10 +762,10 @@ func TestValidCABundle(t *testing.T) {
 	// A self-signed certificate from the PKI tests would do; any PEM
 	// certificate parses.
 	pem := "-----BEGIN CERTIFICATE-----\n" + base64.StdEncoding.EncodeToString([]byte("junk")) + "\n-----END CERTIFICATE-----\n"
-	if errs := validateCABundle(field.NewPath("caBundle"), []byte(pem)); len(errs) != 1 {
+	if errs := ValidateCABundle(field.NewPath("caBundle"), []byte(pem)); len(errs) != 1 {
 		t.Errorf("a PEM block that is no certificate: errors = %v", errs)
 	}
-	if errs := validateCABundle(field.NewPath("caBundle"), []byte("junk")); len(errs) != 1 {
+	if errs := ValidateCABundle(field.NewPath("caBundle"), []byte("junk")); len(errs) != 1 {
 		t.Errorf("junk: errors = %v", errs)
 	}
 }

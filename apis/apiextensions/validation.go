@@ -485,16 +485,16 @@ func validateConversion(c *apiextv1.CustomResourceConversion, opts options, fldP
 		case (cc.URL == nil) == (cc.Service == nil):
 			errs = append(errs, field.Required(ccPath, "exactly one of url or service is required"))
 		case cc.URL != nil:
-			errs = append(errs, validateWebhookURL(ccPath.Child("url"), *cc.URL)...)
+			errs = append(errs, ValidateWebhookURL(ccPath.Child("url"), *cc.URL)...)
 		default:
 			var port int32
 			if cc.Service.Port != nil {
 				port = *cc.Service.Port
 			}
-			errs = append(errs, validateWebhookService(ccPath.Child("service"), cc.Service.Namespace, cc.Service.Name, cc.Service.Path, port)...)
+			errs = append(errs, ValidateWebhookService(ccPath.Child("service"), cc.Service.Namespace, cc.Service.Name, cc.Service.Path, port)...)
 		}
 		if len(cc.CABundle) > 0 && !opts.allowInvalidCABundle {
-			errs = append(errs, validateCABundle(ccPath.Child("caBundle"), cc.CABundle)...)
+			errs = append(errs, ValidateCABundle(ccPath.Child("caBundle"), cc.CABundle)...)
 		}
 	}
 	return append(errs, validateConversionReviewVersions(versions, opts.requireRecognizedConversionReviewVersion, fldPath.Child("conversionReviewVersions"))...)
@@ -536,7 +536,7 @@ func allowInvalidCABundle(old *apiextv1.CustomResourceDefinition) bool {
 	if c == nil || c.Webhook == nil || c.Webhook.ClientConfig == nil || len(c.Webhook.ClientConfig.CABundle) == 0 {
 		return false
 	}
-	return len(validateCABundle(field.NewPath("caBundle"), c.Webhook.ClientConfig.CABundle)) > 0
+	return len(ValidateCABundle(field.NewPath("caBundle"), c.Webhook.ClientConfig.CABundle)) > 0
 }
 
 // tooManySelectableFieldsAllowed lists the selectable field lists of the

@@ -10,18 +10,18 @@ import (
 	"k8s.io/client-go/transport"
 )
 
-// validateCABundle accepts what a client's TLS configuration accepts as CA
+// ValidateCABundle accepts what a client's TLS configuration accepts as CA
 // data: PEM certificates.
-func validateCABundle(fldPath *field.Path, caBundle []byte) field.ErrorList {
+func ValidateCABundle(fldPath *field.Path, caBundle []byte) field.ErrorList {
 	if _, err := transport.TLSConfigFor(&transport.Config{TLS: transport.TLSConfig{CAData: caBundle}}); err != nil {
 		return field.ErrorList{field.Invalid(fldPath, caBundle, err.Error())}
 	}
 	return nil
 }
 
-// validateWebhookURL accepts https://host[/path]: no user, query or
+// ValidateWebhookURL accepts https://host[/path]: no user, query or
 // fragment.
-func validateWebhookURL(fldPath *field.Path, raw string) field.ErrorList {
+func ValidateWebhookURL(fldPath *field.Path, raw string) field.ErrorList {
 	const form = "; desired format: https://host[/path]"
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -46,9 +46,9 @@ func validateWebhookURL(fldPath *field.Path, raw string) field.ErrorList {
 	return errs
 }
 
-// validateWebhookService checks a service reference: name, namespace, a
+// ValidateWebhookService checks a service reference: name, namespace, a
 // valid port, and a path of DNS-subdomain segments.
-func validateWebhookService(fldPath *field.Path, namespace, name string, path *string, port int32) field.ErrorList {
+func ValidateWebhookService(fldPath *field.Path, namespace, name string, path *string, port int32) field.ErrorList {
 	var errs field.ErrorList
 	if name == "" {
 		errs = append(errs, field.Required(fldPath.Child("name"), ""))
