@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -10,9 +11,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 
@@ -89,7 +92,7 @@ func (c *Config) warmTypes() {
 // NewConfig resolves completed, validated options into a Config: it starts
 // or connects to etcd, ensures certificates and binds the listener.
 func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config, err error) {
-	c := &Config{EventTTL: o.EventTTL, Logger: logger, PodPolicy: core.PodPolicy{ForbidPrivileged: !o.AllowPrivileged}}
+	c := &Config{EventTTL: o.Misc.EventTTL, Logger: logger, PodPolicy: core.PodPolicy{ForbidPrivileged: !o.Misc.AllowPrivileged}}
 	c.warmTypes()
 	defer func() {
 		if err != nil {
@@ -101,7 +104,7 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+	if err := os.MkdirAll(o.Capstan.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	if err := c.startAudit(o); err != nil {
@@ -110,13 +113,13 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	if c.etcdClient, err = c.connectEtcd(ctx, o); err != nil {
 		return nil, err
 	}
-	c.compactor, err = c.startCompactor(ctx)
+	c.compactor, err = c.startCompactor(ctx, o.Etcd.CompactionInterval)
 	if err != nil {
 		return nil, err
 	}
 	certs, err := pki.EnsureServing(pki.ServingOptions{
-		TLSCertFile: o.TLSCertFile, TLSPrivateKeyFile: o.TLSKeyFile, CertDir: o.CertDir, DataDir: o.DataDir,
-		AdvertiseAddress: o.AdvertiseAddress, Log: logger,
+		TLSCertFile: o.SecureServing.TLSCertFile, TLSPrivateKeyFile: o.SecureServing.TLSKeyFile, CertDir: o.SecureServing.CertDir,
+		DataDir: o.Capstan.DataDir, AdvertiseAddress: o.Generic.AdvertiseAddress, Log: logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("serving certificates: %w", err)
@@ -129,18 +132,18 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	if err != nil {
 		return nil, err
 	}
-	listener, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress.String(), strconv.Itoa(o.SecurePort)))
+	listener, err := o.SecureServing.listen(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("listening on --secure-port: %w", err)
+		return nil, err
 	}
 	c.closers = append(c.closers, func() error { return ignoreClosed(listener.Close()) })
 	port := listener.Addr().(*net.TCPAddr).Port
-	if c.Services, err = o.Services.config(publicIP(o), port); err != nil {
+	if c.Services, err = o.Misc.Services.config(publicIP(o), port); err != nil {
 		return nil, err
 	}
 	c.URL = "https://" + net.JoinHostPort(clientHost(o), strconv.Itoa(port))
 	if certs.Generated {
-		c.Kubeconfig = filepath.Join(o.DataDir, "admin.kubeconfig")
+		c.Kubeconfig = filepath.Join(o.Capstan.DataDir, "admin.kubeconfig")
 		if err := certs.WriteAdminKubeconfig(c.Kubeconfig, c.URL); err != nil {
 			return nil, fmt.Errorf("admin kubeconfig: %w", err)
 		}
@@ -149,23 +152,24 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 		return nil, err
 	}
 	c.Storage = &controlplane.StorageFactory{
-		Client: c.etcdClient, Prefix: o.EtcdPrefix, Scheme: scheme.Scheme, Codecs: scheme.Codecs, Logger: logger,
-		WatchCache: o.WatchCache, Compactions: c.compactor, CountPollPeriod: o.FlowControl.CountPollPeriod,
+		Client: c.etcdClient, Prefix: o.Etcd.Prefix, Scheme: scheme.Scheme, Codecs: scheme.Codecs, Logger: logger,
+		WatchCache: o.Etcd.WatchCache, Compactions: c.compactor, CountPollPeriod: o.Etcd.CountMetricPollPeriod,
 	}
 	if c.encryption != nil {
 		c.Storage.Transformers = c.encryption
 	}
-	if c.Authorization, err = controlplane.NewAuthorization(o.Authorization.config(o.AuthorizationModes, logger)); err != nil {
+	if c.Authorization, err = controlplane.NewAuthorization(o.Authorization.config(logger)); err != nil {
 		return nil, fmt.Errorf("authorization: %w", err)
 	}
+	au, sa := &o.Authentication, &o.Authentication.ServiceAccounts
 	if c.Authentication, err = controlplane.NewAuthentication(controlplane.AuthenticationConfig{
 		JWT:           jwtAuth.tokens(),
-		TokenAuthFile: o.TokenAuthFile, ServiceAccountIssuers: o.ServiceAccountIssuers, APIAudiences: o.APIAudiences,
-		ServiceAccountKeyFiles: o.ServiceAccountKeyFiles, ServiceAccountSigningKeyFile: o.ServiceAccountSigningKeyFile,
-		CertDir: o.CertDir, ServiceAccountMaxExpiration: o.ServiceAccountMaxExpiration, ServiceAccountJWKSURI: o.ServiceAccountJWKSURI,
+		TokenAuthFile: au.TokenAuthFile, ServiceAccountIssuers: sa.Issuers, APIAudiences: au.APIAudiences,
+		ServiceAccountKeyFiles: sa.KeyFiles, ServiceAccountSigningKeyFile: sa.SigningKeyFile,
+		CertDir: o.SecureServing.CertDir, ServiceAccountMaxExpiration: sa.MaxExpiration, ServiceAccountJWKSURI: sa.JWKSURI,
 		ExternalAddress: net.JoinHostPort(clientHost(o), strconv.Itoa(port)), Logger: logger,
-		BootstrapTokens: o.Authn.BootstrapToken, WebhookCacheTTL: o.Authn.WebhookCacheTTL,
-		Webhook: authn.WebhookOptions{KubeconfigFile: o.Authn.WebhookConfigFile, Version: o.Authn.WebhookVersion},
+		BootstrapTokens: au.Authn.BootstrapToken, WebhookCacheTTL: au.Authn.WebhookCacheTTL,
+		Webhook: authn.WebhookOptions{KubeconfigFile: au.Authn.WebhookConfigFile, Version: au.Authn.WebhookVersion},
 		Trust:   trust,
 	}); err != nil {
 		return nil, err
@@ -204,52 +208,81 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pk
 	if anonymous, ok := c.anonymous(o); ok {
 		auth = authn.UnionFailOnError(auth, anonymous)
 	}
-	tlsFlags, err := o.TLS.config()
+	serving, err := servingConfig(o, certs, clientCAs, l)
 	if err != nil {
 		return server.CompletedConfig{}, err
 	}
-	sni, err := pki.NewCertSelector(certs.Certificate, tlsFlags.sni)
+	apis, err := o.APIEnablement.enablement()
 	if err != nil {
 		return server.CompletedConfig{}, err
 	}
-	catalog, types := c.catalog, c.types
+	g := o.Generic
 	cfg := server.Config{
-		Serving: server.ServingConfig{
-			Listener: l, GetCertificate: sni.GetCertificate, ClientCAs: clientCAs.Pool,
-			MinTLSVersion: tlsFlags.minVersion, CipherSuites: tlsFlags.cipherSuites, CurvePreferences: tlsFlags.curves,
-			ExternalAddress: l.Addr().String(), HTTP2MaxStreamsPerConnection: o.HTTP2MaxStreams,
-		},
+		Serving: serving,
 		Codecs: server.CodecConfig{
 			Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme,
-			Convertor: scheme.Scheme, TypeConverter: types,
+			Convertor: scheme.Scheme, TypeConverter: c.types,
 		},
 		Authentication:        auth,
 		Authorization:         c.Authorization.Authorizer,
-		FlowControl:           o.FlowControl.controller(o, c.Storage, c.Logger),
+		FlowControl:           o.Features.flowControl(g, c.Storage, c.Logger),
 		Audit:                 c.auditing,
 		Loopback:              server.NewLoopback(),
 		AuthenticationHeaders: proxy.headers,
 		Discovery:             discovery.NewRegistry(),
 		// The CRD server publishes its kinds in the dynamic part.
-		OpenAPI: openapi.WithDynamic(catalog, openapi.NewDynamicCatalog()),
-		HealthChecks: append([]server.HealthCheck{etcdCheck(c.etcdClient),
-			{Name: "watch-cache", Check: func(*http.Request) error { return c.Storage.CachesReady() }}},
-			encryptionHealthCheck(c.encryption)...),
-		Limits: server.LimitsConfig{
-			RequestTimeout: o.RequestTimeout, MinRequestTimeout: time.Duration(o.MinRequestTimeout) * time.Second,
-			MaxRequestBodyBytes: o.MaxRequestBodyBytes, MaxRequestsInFlight: o.MaxRequestsInFlight,
-			MaxMutatingRequestsInFlight: o.MaxMutatingInFlight,
+		OpenAPI: openapi.WithDynamic(c.catalog, openapi.NewDynamicCatalog()),
+		Health: server.HealthConfig{
+			Checks: slices.Concat(etcdCheck(c.etcdClient, o.Etcd),
+				[]server.HealthCheck{{Name: "watch-cache", Check: func(*http.Request) error { return c.Storage.CachesReady() }}},
+				encryptionHealthCheck(c.encryption)),
+			LivezGracePeriod: g.LivezGracePeriod,
 		},
-		ShutdownDelayDuration: o.ShutdownDelayDuration,
-		DebugSocketPath:       o.DebugSocketPath,
-		Version:               versionInfo(),
-		Logger:                c.Logger,
+		Limits: server.LimitsConfig{
+			RequestTimeout: g.RequestTimeout, MinRequestTimeout: time.Duration(g.MinRequestTimeout) * time.Second,
+			MaxRequestBodyBytes: o.Capstan.MaxRequestBodyBytes, MaxRequestsInFlight: g.MaxRequestsInFlight,
+			MaxMutatingRequestsInFlight: g.MaxMutatingInFlight,
+		},
+		Shutdown: server.ShutdownConfig{Delay: g.ShutdownDelayDuration, SendRetryAfter: g.ShutdownSendRetryAfter,
+			WatchTerminationGracePeriod: g.ShutdownWatchTerminationGracePeriod},
+		Debug:   server.DebugConfig{SocketPath: o.Features.DebugSocketPath, Profiling: o.Features.Profiling, ContentionProfiling: o.Features.ContentionProfiling},
+		APIs:    apis,
+		Version: versionInfo(o.Global.Version),
+		Logger:  c.Logger,
 	}
 	return cfg.Complete()
 }
 
+// servingConfig is how the server listens and what every response carries.
+func servingConfig(o *Options, certs pki.ServingCerts, clientCAs *pki.ClientCABundle, l net.Listener) (server.ServingConfig, error) {
+	s := o.SecureServing
+	tlsFlags, err := s.TLS.config()
+	if err != nil {
+		return server.ServingConfig{}, err
+	}
+	sni, err := pki.NewCertSelector(certs.Certificate, tlsFlags.sni)
+	if err != nil {
+		return server.ServingConfig{}, err
+	}
+	cors, err := corsOrigins(o.Generic.CORSAllowedOrigins)
+	if err != nil {
+		return server.ServingConfig{}, err
+	}
+	external := l.Addr().String()
+	if h := o.Generic.ExternalHostname; h != "" {
+		_, port, _ := net.SplitHostPort(external)
+		external = net.JoinHostPort(h, port)
+	}
+	return server.ServingConfig{
+		Listener: l, GetCertificate: sni.GetCertificate, ClientCAs: clientCAs.Pool,
+		MinTLSVersion: tlsFlags.minVersion, CipherSuites: tlsFlags.cipherSuites, CurvePreferences: tlsFlags.curves,
+		ExternalAddress: external, HTTP2MaxStreamsPerConnection: s.HTTP2MaxStreams, DisableHTTP2: s.DisableHTTP2,
+		GoawayChance: o.Generic.GoawayChance, CORSAllowedOrigins: cors, HSTSDirectives: o.Generic.HSTSDirectives,
+	}, nil
+}
+
 func clientCAPool(o *Options, certs pki.ServingCerts) (*pki.ClientCABundle, error) {
-	b, err := pki.NewClientCABundle(o.ClientCAFile, certs.CAPEM)
+	b, err := pki.NewClientCABundle(o.Authentication.ClientCAFile, certs.CAPEM)
 	if err != nil {
 		return nil, fmt.Errorf("--client-ca-file: %w", err)
 	}
@@ -260,10 +293,10 @@ func clientCAPool(o *Options, certs pki.ServingCerts) (*pki.ClientCABundle, erro
 // when the server listens everywhere.
 func clientHost(o *Options) string {
 	switch {
-	case o.AdvertiseAddress != nil && !o.AdvertiseAddress.IsUnspecified():
-		return o.AdvertiseAddress.String()
-	case o.BindAddress != nil && !o.BindAddress.IsUnspecified():
-		return o.BindAddress.String()
+	case o.Generic.AdvertiseAddress != nil && !o.Generic.AdvertiseAddress.IsUnspecified():
+		return o.Generic.AdvertiseAddress.String()
+	case o.SecureServing.BindAddress != nil && !o.SecureServing.BindAddress.IsUnspecified():
+		return o.SecureServing.BindAddress.String()
 	}
 	return "127.0.0.1"
 }
@@ -295,10 +328,11 @@ func ignoreClosed(err error) error {
 
 // startCompactor compacts etcd history older than five minutes, as
 // kube-apiserver does; several servers on one etcd take turns.
-func (c *Config) startCompactor(ctx context.Context) (*etcd3.Compactor, error) {
-	compactor, err := etcd3.NewCompactor(etcd3.CompactorConfig{Client: c.etcdClient, Logger: c.Logger})
-	if err != nil {
-		return nil, err
+func (c *Config) startCompactor(ctx context.Context, interval time.Duration) (*etcd3.Compactor, error) {
+	compactor, err := etcd3.NewCompactor(etcd3.CompactorConfig{Client: c.etcdClient, Interval: interval, Logger: c.Logger})
+	if err != nil || interval == 0 {
+		// --etcd-compaction-interval=0: another party compacts etcd.
+		return compactor, err
 	}
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
@@ -312,9 +346,9 @@ func (c *Config) startCompactor(ctx context.Context) (*etcd3.Compactor, error) {
 
 // connectEtcd starts the embedded etcd, or connects to --etcd-servers.
 func (c *Config) connectEtcd(ctx context.Context, o *Options) (*clientv3.Client, error) {
-	if len(o.EtcdServers) == 0 {
+	if len(o.Etcd.Servers) == 0 {
 		srv, err := embedded.Start(ctx, embedded.Config{
-			Dir: filepath.Join(o.DataDir, "etcd"), Logger: c.Logger, UnsafeNoFsync: o.UnsafeNoFsync,
+			Dir: filepath.Join(o.Capstan.DataDir, "etcd"), Logger: c.Logger, UnsafeNoFsync: o.Capstan.UnsafeNoFsync,
 			WatchProgressNotifyInterval: 5 * time.Second,
 		})
 		if err != nil {
@@ -323,10 +357,24 @@ func (c *Config) connectEtcd(ctx context.Context, o *Options) (*clientv3.Client,
 		c.closers = append(c.closers, srv.Close)
 		return srv.Client(), nil
 	}
-	client, err := clientv3.New(clientv3.Config{Endpoints: o.EtcdServers, DialTimeout: 20 * time.Second, Context: context.WithoutCancel(ctx)})
+	client, err := dialEtcd(ctx, o.Etcd.Servers, o.Etcd.TLS, o.Generic.StorageInitializationTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to --etcd-servers: %w", err)
 	}
 	c.closers = append(c.closers, client.Close)
 	return client, nil
+}
+
+// dialEtcd connects to servers, with a client certificate and CA when
+// they are given (etcd over mutual TLS, as kubeadm runs it).
+func dialEtcd(ctx context.Context, servers []string, t EtcdTLSOptions, timeout time.Duration) (*clientv3.Client, error) {
+	cfg := clientv3.Config{Endpoints: servers, DialTimeout: cmp.Or(timeout, 20*time.Second), Context: context.WithoutCancel(ctx)}
+	if t != (EtcdTLSOptions{}) {
+		tlsConfig, err := transport.TLSInfo{CertFile: t.CertFile, KeyFile: t.KeyFile, TrustedCAFile: t.CAFile}.ClientConfig()
+		if err != nil {
+			return nil, fmt.Errorf("etcd TLS (--etcd-cafile, --etcd-certfile, --etcd-keyfile): %w", err)
+		}
+		cfg.TLS = tlsConfig
+	}
+	return clientv3.New(cfg)
 }

@@ -23,15 +23,15 @@ type frontProxyConfig struct {
 func frontProxy(o *Options, certs pki.ServingCerts) (frontProxyConfig, controlplane.ClusterAuthenticationTrust, error) {
 	var trust controlplane.ClusterAuthenticationTrust
 	var proxy frontProxyConfig
-	if o.ClientCAFile != "" {
-		data, err := os.ReadFile(o.ClientCAFile)
+	if o.Authentication.ClientCAFile != "" {
+		data, err := os.ReadFile(o.Authentication.ClientCAFile)
 		if err != nil {
 			return proxy, trust, fmt.Errorf("--client-ca-file: %w", err)
 		}
 		trust.ClientCA = data
 	}
 	trust.ClientCA = append(slices.Clone(trust.ClientCA), certs.CAPEM...)
-	rh := o.Authn.RequestHeader
+	rh := o.Authentication.Authn.RequestHeader
 	if rh.ClientCAFile == "" {
 		return proxy, trust, nil
 	}

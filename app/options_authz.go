@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -16,6 +17,8 @@ import (
 // AuthorizationOptions are the authorization flags beside
 // --authorization-mode, with kube-apiserver's names and defaults.
 type AuthorizationOptions struct {
+	// Modes is --authorization-mode, in order.
+	Modes                  []string
 	PolicyFile             string
 	WebhookConfigFile      string
 	WebhookVersion         string
@@ -31,11 +34,14 @@ type AuthorizationOptions struct {
 
 // NewAuthorizationOptions returns kube's defaults.
 func NewAuthorizationOptions() AuthorizationOptions {
-	return AuthorizationOptions{WebhookVersion: "v1beta1", WebhookAuthorizedTTL: 5 * time.Minute, WebhookUnauthorizedTTL: 30 * time.Second}
+	return AuthorizationOptions{Modes: []string{authz.ModeNode, authz.ModeRBAC}, WebhookVersion: "v1beta1", WebhookAuthorizedTTL: 5 * time.Minute, WebhookUnauthorizedTTL: 30 * time.Second}
 }
 
 // AddFlags registers the flags.
 func (o *AuthorizationOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&o.Modes, "authorization-mode", o.Modes, "Ordered list of plug-ins to do authorization on secure port. "+
+		"Defaults to Node,RBAC (kube-apiserver: AlwaysAllow) if --authorization-config is not used. Comma-delimited list of: "+
+		strings.Join(authz.ModeChoices, ",")+".")
 	fs.StringVar(&o.PolicyFile, "authorization-policy-file", o.PolicyFile, "File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port.")
 	fs.StringVar(&o.WebhookConfigFile, "authorization-webhook-config-file", o.WebhookConfigFile, "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. "+
 		"The API server will query the remote service to determine access on the API server's secure port.")
@@ -50,9 +56,9 @@ func (o *AuthorizationOptions) AddFlags(fs *pflag.FlagSet) {
 	}
 }
 
-// Validate reports what kube reports about the flags with modes, the
-// value of --authorization-mode.
-func (o *AuthorizationOptions) Validate(modes []string) error {
+// Validate reports what kube reports about the flags.
+func (o *AuthorizationOptions) Validate() error {
+	modes := o.Modes
 	if o.ConfigFile != "" {
 		if o.legacyFlagsSet != nil && o.legacyFlagsSet() {
 			return errors.New("--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined")
@@ -77,9 +83,9 @@ func (o *AuthorizationOptions) Validate(modes []string) error {
 }
 
 // config is the controlplane's view of the flags.
-func (o *AuthorizationOptions) config(modes []string, logger *slog.Logger) controlplane.AuthorizationConfig {
+func (o *AuthorizationOptions) config(logger *slog.Logger) controlplane.AuthorizationConfig {
 	return controlplane.AuthorizationConfig{
-		Modes: modes, PolicyFile: o.PolicyFile, ConfigFile: o.ConfigFile,
+		Modes: o.Modes, PolicyFile: o.PolicyFile, ConfigFile: o.ConfigFile,
 		WebhookConfigFile: o.WebhookConfigFile, WebhookVersion: o.WebhookVersion,
 		WebhookAuthorizedTTL: o.WebhookAuthorizedTTL, WebhookUnauthorizedTTL: o.WebhookUnauthorizedTTL,
 		Logger: logger,

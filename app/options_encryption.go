@@ -91,5 +91,5 @@ func (c *Config) addEncryptionHooks(s *server.Server, o *EncryptionOptions) {
 func (c *Config) loadEncryption(ctx context.Context, o *Options) (*encryptionconfig.Set, error) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.closers = append(c.closers, func() error { cancel(); return nil })
-	return o.Encryption.load(ctx, c.Logger)
+	return o.Etcd.Encryption.load(ctx, c.Logger)
 }

@@ -149,7 +149,7 @@ func (j jwtAuthentication) tokens() authn.TokenAuthenticator {
 // run until c is closed.
 func (c *Config) startJWT(ctx context.Context, o *Options) (jwtAuthentication, error) {
 	jctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	j, err := o.JWT.build(jctx, o.ServiceAccountIssuers, c.Logger)
+	j, err := o.Authentication.JWT.build(jctx, o.Authentication.ServiceAccounts.Issuers, c.Logger)
 	if err != nil {
 		cancel()
 		return j, err
@@ -166,7 +166,7 @@ func (c *Config) startJWT(ctx context.Context, o *Options) (jwtAuthentication, e
 func (c *Config) anonymous(o *Options) (_ authn.Authenticator, ok bool) {
 	a := c.JWTAnonymous
 	if a == nil {
-		return authn.NewAnonymous(), o.AnonymousAuth
+		return authn.NewAnonymous(), o.Authentication.AnonymousAuth
 	}
 	if !a.Enabled {
 		return nil, false

@@ -97,11 +97,12 @@ func (o *ServiceOptions) config(publicIP net.IP, publicPort int) (controlplane.S
 // it: --advertise-address, else --bind-address, else the address of the
 // default route's interface.
 func publicIP(o *Options) net.IP {
+	advertise, bind := o.Generic.AdvertiseAddress, o.SecureServing.BindAddress
 	switch {
-	case o.AdvertiseAddress != nil && !o.AdvertiseAddress.IsUnspecified():
-		return o.AdvertiseAddress
-	case o.BindAddress != nil && !o.BindAddress.IsUnspecified():
-		return o.BindAddress
+	case advertise != nil && !advertise.IsUnspecified():
+		return advertise
+	case bind != nil && !bind.IsUnspecified():
+		return bind
 	}
 	ip, err := utilnet.ChooseHostInterface()
 	if err != nil {

@@ -49,7 +49,7 @@ func Run(ctx context.Context, o *Options, out io.Writer, ready func(*Config)) er
 	}
 	restoreGC := relaxGCForStart()
 	defer restoreGC()
-	logger := newLogger(out, o.Verbosity)
+	logger := o.Logs.logger(out)
 	c, err := NewConfig(ctx, o, logger)
 	if err != nil {
 		return err
@@ -59,7 +59,10 @@ func Run(ctx context.Context, o *Options, out io.Writer, ready func(*Config)) er
 	if err != nil {
 		return err
 	}
-	c.addEncryptionHooks(chain, &o.Encryption)
+	if err := c.Generic.APIs.CheckOffered(); err != nil {
+		return err
+	}
+	c.addEncryptionHooks(chain, &o.Etcd.Encryption)
 	prepared := chain.PrepareRun()
 	chain.AddPostStartHook("capstan-ready-notice", func(hc server.HookContext) error {
 		go func() {

@@ -11,7 +11,9 @@ import (
 // versionInfo is what /version reports. capstan speaks the API of the
 // Kubernetes release its k8s.io modules come from, so it reports that
 // release: clients pick API features by the server's minor version.
-func versionInfo() version.Info {
+//
+// --version=vX.Y.Z sets the version reported, as kube's flag does.
+func versionInfo(flag versionFlag) version.Info {
 	v := version.Info{
 		Major: "1", Minor: "37", GitVersion: "v1.37.2", GitTreeState: "clean",
 		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
@@ -31,5 +33,23 @@ func versionInfo() version.Info {
 			}
 		}
 	}
+	if strings.HasPrefix(string(flag), "v") {
+		v.GitVersion = string(flag)
+	}
 	return v
+}
+
+// capstanBuild is capstan's own build: its module version, or the commit
+// it was built from.
+func capstanBuild() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			return bi.Main.Version + " " + s.Value
+		}
+	}
+	return bi.Main.Version
 }

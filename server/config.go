@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"regexp"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
+	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/endpoints/discovery"
 	"github.com/capstan-io/capstan/flowcontrol"
 	"github.com/capstan-io/capstan/openapi"
@@ -52,15 +54,49 @@ type Config struct {
 	// OpenAPI, if set, holds the definitions of the served kinds, and the
 	// chain serves /openapi/v2 and /openapi/v3 for what Discovery lists.
 	OpenAPI openapi.Catalog
-	// HealthChecks run in /healthz, /livez and /readyz (etcd).
-	HealthChecks []HealthCheck
-	// ShutdownDelayDuration keeps serving after shutdown begins, with
-	// /readyz failing, so load balancers can drain.
-	ShutdownDelayDuration time.Duration
-	// DebugSocketPath, if set, serves pprof on a unix socket.
-	DebugSocketPath string
-	Version         version.Info
-	Logger          *slog.Logger
+	// Health is what /healthz, /livez and /readyz check.
+	Health HealthConfig
+	// Shutdown is how the server stops serving.
+	Shutdown ShutdownConfig
+	// Debug is where profiles are served.
+	Debug DebugConfig
+	// APIs, if set, leaves out the group versions and resources
+	// --runtime-config turns off; shared by the servers of a chain.
+	APIs    *endpoints.APIEnablement
+	Version version.Info
+	Logger  *slog.Logger
+}
+
+// HealthConfig is what the health endpoints check.
+type HealthConfig struct {
+	// Checks run in /healthz, /livez and /readyz (etcd).
+	Checks []HealthCheck
+	// LivezGracePeriod is how long after the start /livez counts
+	// post-start hooks that have not finished as healthy.
+	LivezGracePeriod time.Duration
+}
+
+// ShutdownConfig is how the server stops once its context is done.
+type ShutdownConfig struct {
+	// Delay keeps serving after shutdown begins, with /readyz failing, so
+	// load balancers can drain.
+	Delay time.Duration
+	// SendRetryAfter answers requests that arrive once the delay is over
+	// with 429, Retry-After and Connection: close while those in flight
+	// drain, instead of closing the listener.
+	SendRetryAfter bool
+	// WatchTerminationGracePeriod, if set, lets watches run that long
+	// after the listener closes before they are ended.
+	WatchTerminationGracePeriod time.Duration
+}
+
+// DebugConfig is where pprof is served.
+type DebugConfig struct {
+	// SocketPath, if set, serves pprof on a unix socket, unauthenticated.
+	SocketPath string
+	// Profiling serves pprof at /debug/pprof on the secure port, to those
+	// allowed the nonResourceURL; ContentionProfiling adds block profiles.
+	Profiling, ContentionProfiling bool
 }
 
 // ServingConfig is how the server listens.
@@ -85,6 +121,16 @@ type ServingConfig struct {
 	// HTTP2MaxStreamsPerConnection is the streams a client may open on
 	// one HTTP/2 connection; 0 means 100, as in kube-apiserver.
 	HTTP2MaxStreamsPerConnection int
+	// DisableHTTP2 serves HTTP/1.1 only.
+	DisableHTTP2 bool
+	// GoawayChance is the fraction of HTTP/2 requests after which the
+	// connection is closed, so clients spread over replicas.
+	GoawayChance float64
+	// CORSAllowedOrigins are the origins cross-origin requests may come
+	// from; none turns CORS off.
+	CORSAllowedOrigins []*regexp.Regexp
+	// HSTSDirectives, if any, are sent in Strict-Transport-Security.
+	HSTSDirectives []string
 }
 
 // CodecConfig is the serializer of the server and the scheme behind it.

@@ -18,6 +18,8 @@ type HealthCheck struct {
 	// NotLivez leaves the check out of /livez: a failing backend that a
 	// restart would not fix (a KMS plugin) must not get the server killed.
 	NotLivez bool
+	// ReadyzOnly leaves the check out of /healthz and /livez.
+	ReadyzOnly bool
 }
 
 // checkTimeout bounds a check that talks to a backend.

@@ -86,7 +86,7 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if h == nil {
 		return nil, &loopbackError{"the server is not serving yet"}
 	}
-	sreq := req.Clone(req.Context())
+	sreq := req.Clone(withLoopback(req.Context()))
 	sreq.RemoteAddr = "127.0.0.1:0"
 	sreq.RequestURI = req.URL.RequestURI()
 	if sreq.Body == nil {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -23,12 +22,15 @@ import (
 type PreparedServer struct {
 	*Server
 	shuttingDown atomic.Bool
+	// started is when PrepareRun ran, the start of the livez grace period.
+	started time.Time
 }
 
 // PrepareRun installs the health, version, root discovery and OpenAPI paths
 // on the outermost server.
 func (s *Server) PrepareRun() *PreparedServer {
-	p := &PreparedServer{Server: s}
+	p := &PreparedServer{Server: s, started: time.Now()}
+	s.installDebug()
 	for _, kind := range []string{"healthz", "livez", "readyz"} {
 		h := serveChecks(kind, func() []HealthCheck { return p.checks(kind) })
 		s.Handle("/"+kind, h)
@@ -56,15 +58,19 @@ func (s *Server) PrepareRun() *PreparedServer {
 // the shutdown state.
 func (p *PreparedServer) checks(kind string) []HealthCheck {
 	checks := []HealthCheck{PingCheck}
-	for _, c := range p.config.HealthChecks {
-		if kind != "livez" || !c.NotLivez {
+	for _, c := range p.config.Health.Checks {
+		if (kind != "livez" || !c.NotLivez) && (kind == "readyz" || !c.ReadyzOnly) {
 			checks = append(checks, c)
 		}
 	}
 	for _, srv := range p.chain() {
 		srv.mu.Lock()
 		for _, h := range srv.postStart {
-			checks = append(checks, HealthCheck{Name: "poststarthook/" + h.name, Check: h.check.check})
+			check := h.check.check
+			if kind == "livez" {
+				check = p.withinLivezGrace(check)
+			}
+			checks = append(checks, HealthCheck{Name: "poststarthook/" + h.name, Check: check})
 		}
 		srv.mu.Unlock()
 	}
@@ -86,7 +92,7 @@ func (p *PreparedServer) serveVersion(w http.ResponseWriter, _ *http.Request) {
 }
 
 // Run serves until ctx is done, then shuts down gracefully: /readyz fails
-// at once, requests are still served for ShutdownDelayDuration, pre-shutdown
+// at once, requests are still served for Shutdown.Delay, pre-shutdown
 // hooks run, in-flight requests drain and watches end.
 func (p *PreparedServer) Run(ctx context.Context) error {
 	c := p.config
@@ -100,13 +106,15 @@ func (p *PreparedServer) Run(ctx context.Context) error {
 		TLSConfig:         p.tlsConfig(),
 		ErrorLog:          nil,
 	}
-	if err := configureHTTP2(srv, c.Serving.HTTP2MaxStreamsPerConnection); err != nil {
-		return err
+	if !c.Serving.DisableHTTP2 {
+		if err := configureHTTP2(srv, c.Serving.HTTP2MaxStreamsPerConnection); err != nil {
+			return err
+		}
 	}
 	// The debug socket is up before the first request is served, so that
 	// whoever sees /readyz can profile.
-	if c.DebugSocketPath != "" {
-		stop, err := serveDebugSocket(c.DebugSocketPath)
+	if c.Debug.SocketPath != "" {
+		stop, err := serveDebugSocket(c.Debug.SocketPath)
 		if err != nil {
 			return err
 		}
@@ -133,19 +141,11 @@ func (p *PreparedServer) Run(ctx context.Context) error {
 func (p *PreparedServer) shutdown(srv *http.Server, stopHooks context.CancelFunc) error {
 	c := p.config
 	p.shuttingDown.Store(true)
-	c.Logger.Info("shutting down", "delay", c.ShutdownDelayDuration)
-	time.Sleep(c.ShutdownDelayDuration)
+	c.Logger.Info("shutting down", "delay", c.Shutdown.Delay)
+	time.Sleep(c.Shutdown.Delay)
 	p.runPreShutdownHooks()
 	stopHooks()
-	drainCtx, cancel := context.WithTimeout(context.Background(), c.Limits.RequestTimeout+5*time.Second)
-	defer cancel()
-	// Watches never finish by themselves: end them once no new requests
-	// can arrive, so that Shutdown waits only for ordinary requests.
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		p.endWatches()
-	}()
-	if err := srv.Shutdown(drainCtx); err != nil {
+	if err := p.drainThenShutdown(srv); err != nil {
 		return fmt.Errorf("draining requests: %w", err)
 	}
 	return nil
@@ -157,7 +157,7 @@ func (p *PreparedServer) tlsConfig() *tls.Config {
 		MinVersion:       cmp.Or(s.MinTLSVersion, tls.VersionTLS12),
 		CipherSuites:     s.CipherSuites,
 		CurvePreferences: s.CurvePreferences,
-		NextProtos:       []string{"h2", "http/1.1"},
+		NextProtos:       nextProtos(s.DisableHTTP2),
 		GetCertificate:   s.GetCertificate,
 		// Client certificates are asked for and verified by the x509
 		// authenticator, so that other credentials work without one.
@@ -229,11 +229,9 @@ func serveDebugSocket(path string) (stop func(), err error) {
 		return nil, fmt.Errorf("debug socket: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	for path, h := range pprofHandlers() {
+		mux.Handle(path, h)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	return func() { _ = srv.Close(); _ = os.Remove(path) }, nil

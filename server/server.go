@@ -32,6 +32,8 @@ type Server struct {
 	// (custom resources); nil for servers without any.
 	dynamic ResourceHandler
 
+	// draining refuses and counts requests during shutdown.
+	draining draining
 	// watchStop ends long-running requests at shutdown.
 	watchStop  context.Context
 	endWatches context.CancelFunc
@@ -96,9 +98,13 @@ func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
 		filters.WithAuditID(c.Audit),
 		filters.WithPanicRecovery(c.Logger),
 		filters.WithRequestInfo(request.NewParser()),
+		filters.WithHSTS(c.Serving.HSTSDirectives),
+		filters.WithProbabilisticGoaway(c.Serving.GoawayChance),
+		s.draining.filter,
 		filters.WithLongRunningStop(s.watchStop),
 		filters.WithTimeout(c.Limits.RequestTimeout),
 		filters.WithWarningRecorder(),
+		filters.WithCORS(c.Serving.CORSAllowedOrigins),
 		filters.WithAuthentication(auth, c.AuthenticationHeaders, c.Logger),
 		filters.WithAudit(c.Audit, c.Logger),
 		filters.WithImpersonation(c.Authorization, c.Logger),
@@ -159,6 +165,10 @@ func (s *Server) servesDiscovery(w http.ResponseWriter, r *http.Request, info *r
 
 // InstallAPIGroup serves the resources of g and adds it to discovery.
 func (s *Server) InstallAPIGroup(g endpoints.APIGroup) error {
+	g, ok := s.config.APIs.Filter(g)
+	if !ok {
+		return nil
+	}
 	scopes, dg, err := s.Installer().Install(g)
 	if err != nil {
 		return fmt.Errorf("installing API group %q: %w", g.Name, err)

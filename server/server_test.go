@@ -32,11 +32,11 @@ func startServer(t *testing.T, delay time.Duration, hooks map[string]server.Hook
 		t.Fatal(err)
 	}
 	c := server.Config{
-		Serving:               server.ServingConfig{Listener: l, GetCertificate: certs.GetCertificate, ExternalAddress: l.Addr().String()},
-		Codecs:                server.CodecConfig{Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme},
-		Authentication:        authn.NewAnonymous(),
-		Loopback:              server.NewLoopback(),
-		ShutdownDelayDuration: delay,
+		Serving:        server.ServingConfig{Listener: l, GetCertificate: certs.GetCertificate, ExternalAddress: l.Addr().String()},
+		Codecs:         server.CodecConfig{Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme},
+		Authentication: authn.NewAnonymous(),
+		Loopback:       server.NewLoopback(),
+		Shutdown:       server.ShutdownConfig{Delay: delay},
 	}
 	for _, edit := range edits {
 		edit(&c)
@@ -148,7 +148,7 @@ func TestShutdownDelayFailsReadyzFirst(t *testing.T) {
 // --debug-socket-path serves pprof on a unix socket, and only there.
 func TestDebugSocketServesPprof(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "debug.sock")
-	s, _, _ := startServer(t, 0, nil, func(c *server.Config) { c.DebugSocketPath = sock })
+	s, _, _ := startServer(t, 0, nil, func(c *server.Config) { c.Debug.SocketPath = sock })
 	if code, _ := get(t, s, "/readyz"); code != http.StatusOK {
 		t.Fatalf("/readyz = %d", code)
 	}

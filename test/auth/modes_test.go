@@ -39,7 +39,7 @@ func TestModeFlag(t *testing.T) {
 		"RBAC,AlwaysAllow": "",
 	} {
 		o := app.NewOptions()
-		o.AuthorizationModes = strings.Split(modes, ",")
+		o.Authorization.Modes = strings.Split(modes, ",")
 		o.Complete()
 		err := o.Validate()
 		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
