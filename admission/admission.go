@@ -31,6 +31,14 @@ type Attributes struct {
 	Object      runtime.Object // nil for delete
 	OldObject   runtime.Object // nil for create
 	DryRun      bool
+	// Options are the write's CreateOptions, UpdateOptions or
+	// DeleteOptions, when the caller has them.
+	Options runtime.Object
+	// Defaulter and Pruner, when set, are what the handler applied to the
+	// decoded body: an object a plugin replaced (a webhook's patch) goes
+	// through them again, custom resources pruned by their schema.
+	Defaulter func(runtime.Object)
+	Pruner    func(runtime.Object) ([]string, error)
 }
 
 // Mutator may change a write's object.

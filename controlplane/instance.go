@@ -121,6 +121,8 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	s.AddAdmissionPlugin(certificates.NewApproval(c.Generic.Authorization))
 	s.AddAdmissionPlugin(certificates.NewSigning(c.Generic.Authorization))
 	s.AddAdmissionPlugin(certificates.SubjectRestriction{})
+	// kube runs the webhooks after its built-in plugins.
+	c.installWebhooks(s, core)
 	s.AddPostStartHook("start-watch-caches", func(hc server.HookContext) error {
 		c.Storage.RunCaches(hc)
 		return nil

@@ -12,14 +12,19 @@ import (
 )
 
 func (s *Scope) attributes(ctx context.Context, op admission.Operation, name string, obj, old runtime.Object, dryRun bool) *admission.Attributes {
-	if name == "" && obj != nil {
-		if m, err := meta.Accessor(obj); err == nil {
+	// A deletecollection's deletes name their objects only in them.
+	for _, o := range []runtime.Object{obj, old} {
+		if name != "" || o == nil {
+			continue
+		}
+		if m, err := meta.Accessor(o); err == nil {
 			name = m.GetName()
 		}
 	}
 	return &admission.Attributes{
 		Operation: op, Kind: s.Kind, Resource: s.Resource, Subresource: s.Subresource,
 		Namespace: request.NamespaceFrom(ctx), Name: name, Object: obj, OldObject: old, DryRun: dryRun,
+		Defaulter: s.Defaulter, Pruner: s.Pruner,
 	}
 }
 

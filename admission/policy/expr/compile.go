@@ -8,6 +8,7 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/apiserver/pkg/cel/library"
 
 	capcel "github.com/capstan-io/capstan/apiextensions/cel"
 )
@@ -77,7 +78,10 @@ func (c *Compiler) Compile(expression string, d Decls, stored bool, want ...*cel
 	if msg := checkType(ast.OutputType(), want); msg != "" {
 		return failed(apiservercel.ErrorTypeInvalid, msg, nil)
 	}
-	prog, err := env.Program(ast, cel.InterruptCheckFrequency(celconfig.CheckFrequency))
+	prog, err := env.Program(ast,
+		cel.CostLimit(celconfig.PerCallLimit),
+		cel.CostTracking(&library.CostEstimator{}),
+		cel.InterruptCheckFrequency(celconfig.CheckFrequency))
 	if err != nil {
 		return failed(apiservercel.ErrorTypeInternal, "program instantiation failed: "+err.Error(), nil)
 	}
