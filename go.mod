@@ -31,7 +31,16 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-require github.com/coreos/go-oidc/v3 v3.21.0 // indirect
+require (
+	github.com/NYTimes/gziphandler v1.1.1 // indirect
+	github.com/coreos/go-oidc/v3 v3.21.0 // indirect
+	github.com/felixge/httpsnoop v1.0.4 // indirect
+	github.com/fsnotify/fsnotify v1.9.0 // indirect
+	github.com/kylelemons/godebug v1.1.0 // indirect
+	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.69.0 // indirect
+	k8s.io/apiextensions-apiserver v0.37.2 // indirect
+	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
+)
 
 require (
 	cel.dev/expr v0.25.2 // indirect

@@ -6,11 +6,11 @@ import (
 	"runtime"
 	"testing"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/yaml"
 
 	crschema "github.com/capstan-io/capstan/apiextensions/schema"
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 	"github.com/capstan-io/capstan/openapi"
 )
 

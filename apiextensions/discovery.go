@@ -3,12 +3,12 @@ package apiextensions
 import (
 	"sort"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 
 	crdapi "github.com/capstan-io/capstan/apis/apiextensions"
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/endpoints/discovery"
 )

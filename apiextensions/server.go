@@ -7,11 +7,11 @@ package apiextensions
 import (
 	"log/slog"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-io/capstan/apiextensions/controllers"
 	crdapi "github.com/capstan-io/capstan/apis/apiextensions"
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 	"github.com/capstan-io/capstan/controlplane"
 	"github.com/capstan-io/capstan/controlplane/controllers/garbagecollector"
 	"github.com/capstan-io/capstan/endpoints"
@@ -82,14 +82,16 @@ func (c Config) New(delegate *server.Server) (*Server, error) {
 }
 
 // crdStore is the REST storage of customresourcedefinitions. CRDs are
-// stored as JSON: capstan has no protobuf encoding of their types.
+// stored as kube stores them: protobuf in the "k8s\x00" envelope at v1.
+// Values older capstans wrote as JSON are still read (the storage codec
+// recognizes either), and each is rewritten as protobuf by its next write.
 func (c Config) crdStore() (*registry.Store, error) {
 	gr := apiextv1.Resource("customresourcedefinitions")
 	newFunc := func() runtime.Object { return &apiextv1.CustomResourceDefinition{} }
 	newList := func() runtime.Object { return &apiextv1.CustomResourceDefinitionList{} }
 	st, err := c.Storage.New(controlplane.StorageSpec{
 		Resource: gr, KeyPrefix: "/" + gr.Group + "/" + gr.Resource,
-		StorageVersion: apiextv1.SchemeGroupVersion, New: newFunc, NewList: newList, JSON: true,
+		StorageVersion: apiextv1.SchemeGroupVersion, New: newFunc, NewList: newList,
 		Defaults: crdStrategy{}.Default,
 	})
 	if err != nil {

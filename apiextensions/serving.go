@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
@@ -22,7 +23,6 @@ import (
 	"github.com/capstan-io/capstan/apiextensions/customresource"
 	crschema "github.com/capstan-io/capstan/apiextensions/schema"
 	crdapi "github.com/capstan-io/capstan/apis/apiextensions"
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 	"github.com/capstan-io/capstan/controlplane"
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/endpoints/handlers"

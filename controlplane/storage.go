@@ -62,7 +62,7 @@ type StorageSpec struct {
 	MemoryVersion  schema.GroupVersion
 	New, NewList   func() runtime.Object
 	// JSON stores objects as JSON rather than protobuf, for types without
-	// a protobuf encoding (apiextensions.k8s.io).
+	// a protobuf encoding (custom resources).
 	JSON bool
 	// Codec, if set, replaces the scheme's codec (custom resources).
 	Codec runtime.Codec

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates openapi/generated/zz_generated.openapi.go: the OpenAPI
-# definitions of the k8s.io/api group versions capstan serves, of capstan's
-# own API types (like apiextensions.k8s.io/v1) and of the k8s.io/apimachinery
+# definitions of the k8s.io/api group versions capstan serves, of the other
+# API types packages it imports (apiextensions.k8s.io/v1) and of the k8s.io/apimachinery
 # types they use,
 # made by kube-openapi's openapi-gen at the version go.mod pins. Run it after
 # bumping k8s.io/api, k8s.io/apimachinery or k8s.io/kube-openapi, or after
@@ -48,11 +48,10 @@ api_pkgs=(
   # batch/v1's Job refers to workload scheduling types of this one
   k8s.io/api/scheduling/v1alpha3
 )
-# capstan's own API types, of groups kube serves from modules capstan does
-# not import; their definition names are kube's through
-# +k8s:openapi-model-package.
+# API types of kube's other modules that capstan imports as data model
+# (apiextensions.k8s.io/v1, with its generated protobuf).
 own_pkgs=(
-  github.com/capstan-io/capstan/apis/apiextensions/v1
+  k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1
 )
 machinery_pkgs=(
   k8s.io/apimachinery/pkg/api/resource

@@ -19,7 +19,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/common"
 
 	"github.com/capstan-io/capstan/apiextensions/schema"
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // Validator evaluates the x-kubernetes-validations rules of one structural

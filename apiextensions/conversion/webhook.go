@@ -21,7 +21,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // conversionReview is the ConversionReview of apiextensions.k8s.io/v1 and

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,7 +22,6 @@ import (
 
 	"github.com/capstan-io/capstan/apiextensions/cel"
 	crschema "github.com/capstan-io/capstan/apiextensions/schema"
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 	"github.com/capstan-io/capstan/endpoints/warning"
 	"github.com/capstan-io/capstan/registry"
 )

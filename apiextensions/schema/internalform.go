@@ -1,7 +1,7 @@
 package schema
 
 import (
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // kube validates CRDs in its internal form and prints a whole schema, in

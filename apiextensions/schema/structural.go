@@ -32,7 +32,7 @@
 package schema
 
 import (
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // Structural is one node of a structural schema.

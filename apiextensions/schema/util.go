@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // sortedKeys lists a map's keys in order, so that errors come out in the

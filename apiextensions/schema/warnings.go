@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // Warnings are what kube tells a client, besides errors, about the

@@ -9,7 +9,7 @@ import (
 
 	"github.com/capstan-io/capstan/apiextensions/cel"
 	"github.com/capstan-io/capstan/apiextensions/schema"
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // schemaOptions are the switches of the schema checks of one CRD

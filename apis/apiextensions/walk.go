@@ -3,7 +3,7 @@ package apiextensions
 import (
 	"slices"
 
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // schemaHas reports whether pred holds for s or any schema nested in it

@@ -1,14 +1,14 @@
-package v1_test
+package apiextensions_test
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	apiextv1 "github.com/capstan-io/capstan/apis/apiextensions/v1"
 	"github.com/capstan-io/capstan/apis/scheme"
 )
 

@@ -1,4 +1,4 @@
-package v1_test
+package apiextensions_test
 
 // fullCRD uses every part of the API: webhook conversion, several versions,
 // printer columns, selectable fields, subresources, and a schema with
