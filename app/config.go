@@ -62,6 +62,9 @@ type Config struct {
 	URL        string
 	Kubeconfig string
 
+	// Admission is the admission flags' plugins and configuration.
+	Admission controlplane.AdmissionConfig
+
 	// auditing is the --audit-* flags' policy and backends.
 	auditing audit.Config
 
@@ -102,6 +105,9 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	// First, so that a bad --authentication-config fails the start at once.
 	jwtAuth, err := c.startJWT(ctx, o)
 	if err != nil {
+		return nil, err
+	}
+	if c.Admission, err = o.Admission.config(); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(o.Capstan.DataDir, 0o700); err != nil {

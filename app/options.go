@@ -23,6 +23,7 @@ type Options struct {
 	Authorization  AuthorizationOptions
 	APIEnablement  APIEnablementOptions
 	EgressSelector EgressSelectorOptions
+	Admission      AdmissionOptions
 	Metrics        MetricsOptions
 	Logs           LogsOptions
 	Traces         TracesOptions
@@ -52,6 +53,7 @@ func (o *Options) Flags() (fss cliflag.NamedFlagSets) {
 	o.Authorization.AddFlags(fss.FlagSet("authorization"))
 	o.APIEnablement.AddFlags(fss.FlagSet("API enablement"))
 	o.EgressSelector.AddFlags(fss.FlagSet("egress selector"))
+	o.Admission.AddFlags(fss.FlagSet("admission"))
 	o.Metrics.AddFlags(fss.FlagSet("metrics"))
 	o.Logs.AddFlags(fss.FlagSet("logs"))
 	o.Traces.AddFlags(fss.FlagSet("traces"))
@@ -81,7 +83,7 @@ func (o *Options) Validate() error {
 	return errors.Join(
 		o.Generic.Validate(), o.Etcd.Validate(), o.SecureServing.Validate(), o.Audit.Validate(),
 		o.Features.Validate(o.Generic), o.Authentication.Validate(), o.Authorization.Validate(),
-		o.APIEnablement.Validate(), o.EgressSelector.Validate(), o.Metrics.Validate(), o.Logs.Validate(),
+		o.APIEnablement.Validate(), o.EgressSelector.Validate(), o.Admission.Validate(), o.Metrics.Validate(), o.Logs.Validate(),
 		o.Traces.Validate(), o.Misc.Validate(), o.Capstan.Validate(),
 	)
 }

@@ -9,16 +9,11 @@ import (
 	"github.com/capstan-io/capstan/admission/noderestriction"
 	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry"
-	"github.com/capstan-io/capstan/server"
 )
 
-// installNodeRestriction adds the NodeRestriction plugin when the Node
-// authorizer is in use: the authorizer lets kubelets write pods and nodes,
-// the plugin keeps each to its own.
-func (c Config) installNodeRestriction(s *server.Server, pods, nodes *registry.Store) {
-	if c.Authorization == nil || c.Authorization.node == nil {
-		return
-	}
+// nodeRestriction is the NodeRestriction plugin: the Node authorizer lets
+// kubelets write pods and nodes, the plugin keeps each to its own.
+func nodeRestriction(pods, nodes *registry.Store) *noderestriction.Plugin {
 	getPod := func(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
 		obj, err := pods.Get(request.WithNamespace(ctx, namespace), name, &metav1.GetOptions{})
 		if err != nil {
@@ -33,5 +28,5 @@ func (c Config) installNodeRestriction(s *server.Server, pods, nodes *registry.S
 		}
 		return obj.(*corev1.Node), nil
 	}
-	s.AddAdmissionPlugin(noderestriction.New(getPod, getNode))
+	return noderestriction.New(getPod, getNode)
 }

@@ -102,15 +102,15 @@ func (f *StorageFactory) certificatesGroup() (builtGroup, error) {
 	return bg, nil
 }
 
-// installPriorityClasses adds the admission check of global default
-// priority classes and the post-start hook that creates the system ones.
-func (c Config) installPriorityClasses(s *server.Server, groups []builtGroup) {
-	for _, g := range groups {
-		if store, ok := g.stores["priorityclasses"]; ok && g.group.Name == schedulingv1.GroupName {
-			s.AddAdmissionPlugin(priority.New(priorityClassLister(store)))
-		}
-	}
+// installPriorityClasses adds the post-start hook that creates the
+// system priority classes.
+func (c Config) installPriorityClasses(s *server.Server) {
 	s.AddPostStartHook("scheduling/bootstrap-system-priority-classes", c.ensureSystemPriorityClasses)
+}
+
+// priorityPlugin is the Priority plugin over the priority classes' store.
+func priorityPlugin(d admissionDeps) *priority.Plugin {
+	return priority.New(priorityClassLister(d.store(schedulingv1.GroupName, "priorityclasses")))
 }
 
 func priorityClassLister(store *registry.Store) priority.Lister {

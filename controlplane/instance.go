@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 
-	"github.com/capstan-io/capstan/admission/certificates"
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
 	"github.com/capstan-io/capstan/apis/core"
 	"github.com/capstan-io/capstan/apis/policy"
@@ -50,6 +49,8 @@ type Config struct {
 	LazyResources garbagecollector.LazyResources
 	// PodPolicy is what pod specs may ask for (--allow-privileged).
 	PodPolicy core.PodPolicy
+	// Admission selects and configures the admission plugins.
+	Admission AdmissionConfig
 }
 
 // Instance is the kube server.
@@ -114,14 +115,12 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	if err := c.installAuthorization(s); err != nil {
 		return nil, err
 	}
-	s.AddAdmissionPlugin(namespacelifecycle.New(namespaceGetter(core.stores["namespaces"])))
-	c.installNodeRestriction(s, core.stores["pods"], core.stores["nodes"])
-	c.installPriorityClasses(s, groups)
-	// The authorizer is the chain's, as kube gives its plugins.
-	s.AddAdmissionPlugin(certificates.NewApproval(c.Generic.Authorization))
-	s.AddAdmissionPlugin(certificates.NewSigning(c.Generic.Authorization))
-	s.AddAdmissionPlugin(certificates.SubjectRestriction{})
-	// kube runs the webhooks after its built-in plugins.
+	if err := c.installAdmission(s, groups); err != nil {
+		return nil, err
+	}
+	c.installPriorityClasses(s)
+	// kube runs the webhooks after its built-in plugins (until they are
+	// registered in the admission registry).
 	c.installWebhooks(s, core)
 	s.AddPostStartHook("start-watch-caches", func(hc server.HookContext) error {
 		c.Storage.RunCaches(hc)

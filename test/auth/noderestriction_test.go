@@ -19,13 +19,14 @@ import (
 	"github.com/capstan-io/capstan/internal/testkit"
 )
 
-// TestNodeRestriction: with the Node authorizer (the default mode) the
-// NodeRestriction plugin keeps a kubelet to its own Node, the pods bound to
+// TestNodeRestriction: with the Node authorizer (the default mode) and the
+// NodeRestriction plugin enabled (off by default, as in kube) a kubelet is
+// kept to its own Node, the pods bound to
 // it and the mirror pods it creates, with kube-apiserver's 403s (each
 // message checked against kube-apiserver v1.37.2 with a system:node:n1
 // client certificate).
 func TestNodeRestriction(t *testing.T) {
-	s := testkit.StartServer(t)
+	s := testkit.StartServer(t, "--enable-admission-plugins=NodeRestriction")
 	admin := s.Client(t)
 	ns := namespace(t, admin)
 	nodes := map[string]*corev1.Node{}

@@ -1,0 +1,84 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/capstan-io/capstan/app"
+)
+
+// TestAdmissionPluginFlags: --enable-admission-plugins adds to kube's
+// default set; the deprecated --admission-control is the whole set.
+func TestAdmissionPluginFlags(t *testing.T) {
+	t.Run("enable AlwaysDeny", func(t *testing.T) {
+		e := start(t, "--enable-admission-plugins=AlwaysDeny")
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "refused"}}
+		_, err := e.c.CoreV1().ConfigMaps("default").Create(ctx(t), cm, metav1.CreateOptions{})
+		wantStatus(t, err, 403, metav1.StatusReasonForbidden, `configmaps "refused" is forbidden: admission control is denying all modifications`)
+	})
+	t.Run("admission-control without NamespaceLifecycle", func(t *testing.T) {
+		e := start(t, "--admission-control=AlwaysAdmit")
+		// Nothing checks the namespace exists, as in kube with this set.
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "anywhere"}}
+		if _, err := e.c.CoreV1().ConfigMaps("no-such-namespace").Create(ctx(t), cm, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create in a missing namespace without NamespaceLifecycle: %v", err)
+		}
+	})
+	t.Run("defaults refuse a missing namespace", func(t *testing.T) {
+		e := start(t, "--disable-admission-plugins=ServiceAccount")
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "nowhere"}}
+		_, err := e.c.CoreV1().ConfigMaps("no-such-namespace").Create(ctx(t), cm, metav1.CreateOptions{})
+		wantStatus(t, err, 404, metav1.StatusReasonNotFound, `namespaces "no-such-namespace" not found`)
+	})
+}
+
+// TestAdmissionPluginFlagsRefused: capstan does not start with flags kube
+// refuses, nor with a plugin it does not implement.
+func TestAdmissionPluginFlagsRefused(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugin: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  string
+	}{
+		{"unknown", []string{"--enable-admission-plugins=NoSuchPlugin"}, `enable-admission-plugins plugin "NoSuchPlugin" is unknown`},
+		{"overlap", []string{"--enable-admission-plugins=AlwaysDeny", "--disable-admission-plugins=AlwaysDeny"},
+			"[AlwaysDeny] in enable-admission-plugins and disable-admission-plugins overlapped"},
+		{"exclusive", []string{"--admission-control=AlwaysAdmit", "--disable-admission-plugins=AlwaysDeny"},
+			"admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive"},
+		{"not implemented", []string{"--enable-admission-plugins=NamespaceAutoProvision"},
+			`admission plugin "NamespaceAutoProvision" is enabled but capstan does not implement it`},
+		{"bad configuration file", []string{"--admission-control-config-file", bad},
+			`failed to read plugin config: strict decoding error: unknown field "plugin"`},
+		{"missing configuration file", []string{"--admission-control-config-file", filepath.Join(dir, "none.yaml")},
+			`failed to read plugin config: unable to read admission control configuration from`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := app.NewOptions()
+			fs := pflag.NewFlagSet("capstan", pflag.ContinueOnError)
+			o.AddFlags(fs)
+			if err := fs.Parse(append([]string{"--data-dir", t.TempDir(), "--secure-port", "0", "--bind-address", "127.0.0.1", "--unsafe-no-fsync"}, tc.flags...)); err != nil {
+				t.Fatal(err)
+			}
+			c, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := app.Run(c, o, io.Discard, func(*app.Config) { t.Error("capstan started") })
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
