@@ -16,15 +16,10 @@ import (
 	"github.com/capstan-io/capstan/app"
 )
 
-// TestAdmissionPluginFlags: --enable-admission-plugins adds to kube's
-// default set; the deprecated --admission-control is the whole set.
+// TestAdmissionPluginFlags: the deprecated --admission-control is the whole
+// set; --disable-admission-plugins takes from kube's default set.
+// (--enable-admission-plugins: test/auth's TestNodeRestriction.)
 func TestAdmissionPluginFlags(t *testing.T) {
-	t.Run("enable AlwaysDeny", func(t *testing.T) {
-		e := start(t, "--enable-admission-plugins=AlwaysDeny")
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "refused"}}
-		_, err := e.c.CoreV1().ConfigMaps("default").Create(ctx(t), cm, metav1.CreateOptions{})
-		wantStatus(t, err, 403, metav1.StatusReasonForbidden, `configmaps "refused" is forbidden: admission control is denying all modifications`)
-	})
 	t.Run("admission-control without NamespaceLifecycle", func(t *testing.T) {
 		e := start(t, "--admission-control=AlwaysAdmit")
 		// Nothing checks the namespace exists, as in kube with this set.
