@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 	cliflag "k8s.io/component-base/cli/flag"
+
+	"github.com/capstan-io/capstan/controlplane"
 )
 
 // Options are the command-line flags: kube-apiserver's, with its names,
@@ -58,6 +60,7 @@ func (o *Options) Flags() (fss cliflag.NamedFlagSets) {
 	o.Logs.AddFlags(fss.FlagSet("logs"))
 	o.Traces.AddFlags(fss.FlagSet("traces"))
 	o.Misc.AddFlags(fss.FlagSet("misc"))
+	o.Authentication.ServiceAccounts.AddMiscFlags(fss.FlagSet("misc"))
 	o.Global.AddFlags(fss.FlagSet("global"))
 	o.Capstan.AddFlags(fss.FlagSet("capstan"))
 	return fss
@@ -71,10 +74,19 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	}
 }
 
-// Complete fills options derived from others.
+// Complete fills options derived from others, and the defaults kube
+// resolves after parsing: the service IP range (10.0.0.0/24, as kube) and
+// the service account issuer (kube requires the flag; capstan starts
+// without it).
 func (o *Options) Complete() {
 	if o.SecureServing.CertDir == "" {
 		o.SecureServing.CertDir = filepath.Join(o.Capstan.DataDir, "pki")
+	}
+	if o.Misc.Services.ClusterIPRanges == "" {
+		o.Misc.Services.ClusterIPRanges = controlplane.DefaultServiceClusterIPRange
+	}
+	if len(o.Authentication.ServiceAccounts.Issuers) == 0 {
+		o.Authentication.ServiceAccounts.Issuers = []string{controlplane.DefaultServiceAccountIssuer}
 	}
 }
 
@@ -86,4 +98,19 @@ func (o *Options) Validate() error {
 		o.APIEnablement.Validate(), o.EgressSelector.Validate(), o.Admission.Validate(), o.Metrics.Validate(), o.Logs.Validate(),
 		o.Traces.Validate(), o.Misc.Validate(), o.Capstan.Validate(),
 	)
+}
+
+// kubeTyped shows a flag's value under the type name kube's help gives it
+// (namedCertKey, Level, quantity ...), so that the help reads the same.
+type kubeTyped struct {
+	pflag.Value
+	name string
+}
+
+func (k kubeTyped) Type() string { return k.name }
+
+// showAs renames the type of the flag name of fs in the help.
+func showAs(fs *pflag.FlagSet, name, typ string) {
+	f := fs.Lookup(name)
+	f.Value = kubeTyped{f.Value, typ}
 }

@@ -43,7 +43,7 @@ type ServiceAccountOptions struct {
 func NewAuthenticationOptions() AuthenticationOptions {
 	return AuthenticationOptions{
 		AnonymousAuth: true, Authn: NewAuthnOptions(), JWT: NewJWTOptions(),
-		ServiceAccounts: ServiceAccountOptions{Issuers: []string{controlplane.DefaultServiceAccountIssuer}, ExtendExpiration: true, Lookup: true},
+		ServiceAccounts: ServiceAccountOptions{ExtendExpiration: true, Lookup: true},
 	}
 }
 
@@ -67,14 +67,19 @@ func (o *ServiceAccountOptions) AddFlags(fs *pflag.FlagSet) {
 		"and the URL of the discovery document at {service-account-issuer}/.well-known/openid-configuration. May be given more than once: the first issues tokens, all are accepted.")
 	fs.StringArrayVar(&o.KeyFiles, "service-account-key-file", o.KeyFiles, "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify service account tokens. "+
 		"May be given more than once. Defaults to the public key of --service-account-signing-key-file.")
-	fs.StringVar(&o.SigningKeyFile, "service-account-signing-key-file", o.SigningKeyFile, "Path to the file that contains the current private key of the service account token issuer. "+
-		"Without it capstan generates one in --cert-dir ("+controlplane.ServiceAccountKeyName+").")
 	fs.DurationVar(&o.MaxExpiration, "service-account-max-token-expiration", o.MaxExpiration, "The maximum validity duration of a token created by the service account token issuer. "+
 		"Longer TokenRequests are shortened to it (0: no maximum).")
 	fs.BoolVar(&o.ExtendExpiration, "service-account-extend-token-expiration", o.ExtendExpiration, "Turns on projected service account expiration extension during token generation, "+
 		"which helps safe transition from legacy token to bound service account token feature.")
 	fs.BoolVar(&o.Lookup, "service-account-lookup", o.Lookup, "If true, validate ServiceAccount tokens exist in etcd as part of authentication.")
 	fs.StringVar(&o.JWKSURI, "service-account-jwks-uri", o.JWKSURI, "Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration.")
+}
+
+// AddMiscFlags registers the signing flags, which kube lists among its
+// misc flags.
+func (o *ServiceAccountOptions) AddMiscFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.SigningKeyFile, "service-account-signing-key-file", o.SigningKeyFile, "Path to the file that contains the current private key of the service account token issuer. "+
+		"Without it capstan generates one in --cert-dir ("+controlplane.ServiceAccountKeyName+").")
 	fs.StringVar(&o.SigningEndpoint, "service-account-signing-endpoint", o.SigningEndpoint, "Path to the socket of an external JWT signer (a unix domain socket). "+
 		"Excludes --service-account-signing-key-file and --service-account-key-file.")
 }

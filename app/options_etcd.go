@@ -34,9 +34,8 @@ type EtcdOptions struct {
 	DeleteCollectionWorkers int
 	EnableGarbageCollector  bool
 
-	WatchCache            bool
-	WatchCacheSizes       []string
-	DefaultWatchCacheSize int
+	WatchCache      bool
+	WatchCacheSizes []string
 
 	Encryption EncryptionOptions
 }
@@ -55,7 +54,7 @@ func NewEtcdOptions() EtcdOptions {
 		Prefix: "/registry", CompactionInterval: 5 * time.Minute, CountMetricPollPeriod: time.Minute,
 		DBMetricPollInterval: 30 * time.Second, HealthcheckTimeout: 2 * time.Second, ReadycheckTimeout: 2 * time.Second,
 		LeaseReuseSeconds: 60, StorageMediaType: storageMediaProtobuf, DeleteCollectionWorkers: 1,
-		EnableGarbageCollector: true, WatchCache: true, DefaultWatchCacheSize: 100, Encryption: NewEncryptionOptions(),
+		EnableGarbageCollector: true, WatchCache: true, Encryption: NewEncryptionOptions(),
 	}
 }
 
@@ -69,8 +68,6 @@ func (o *EtcdOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.EnableGarbageCollector, "enable-garbage-collector", o.EnableGarbageCollector, "Enables the generic garbage collector. "+
 		"MUST agree with the flag of the same name of a kube-controller-manager run beside capstan.")
 	fs.BoolVar(&o.WatchCache, "watch-cache", o.WatchCache, "Serve lists and watches from a cache in front of etcd.")
-	fs.IntVar(&o.DefaultWatchCacheSize, "default-watch-cache-size", o.DefaultWatchCacheSize, "Default watch cache size. "+
-		"If zero, the watch cache is off for the resources --watch-cache-sizes gives no size.")
 	fs.StringSliceVar(&o.WatchCacheSizes, "watch-cache-sizes", o.WatchCacheSizes, "Watch cache settings per built-in resource, comma separated, each resource[.group]#size "+
 		"(resource lowercase plural, group omitted for core/v1). Only zero means something: it turns the resource's watch cache off; "+
 		"every other size keeps it on.")

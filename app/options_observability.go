@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // MetricsOptions are kube's "metrics" section. capstan serves no /metrics
@@ -83,6 +84,10 @@ func (o *LogsOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.TextSplitStream, "log-text-split-stream", o.TextSplitStream, "[Alpha] In text format, write error messages to stderr and info messages to stdout.")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "number for the log level verbosity")
 	fs.StringVar(&o.VModule, "vmodule", o.VModule, "comma-separated list of pattern=N settings for file-filtered logging (only works for text log format)")
+	showAs(fs, "v", "Level")
+	showAs(fs, "vmodule", "pattern=N,...")
+	showAs(fs, "log-json-info-buffer-size", "quantity")
+	showAs(fs, "log-text-info-buffer-size", "quantity")
 }
 
 // Validate checks the format, and refuses what capstan's logging lacks.
@@ -96,6 +101,11 @@ func (o *LogsOptions) Validate() error {
 	}
 	if o.VModule != "" {
 		errs = append(errs, errors.New("--vmodule: capstan logs with log/slog, which has no per-file verbosity; use -v"))
+	}
+	for _, q := range []string{o.JSONInfoBufferSize, o.TextInfoBufferSize} {
+		if _, err := resource.ParseQuantity(q); err != nil {
+			errs = append(errs, fmt.Errorf("invalid quantity %q: %w", q, err))
+		}
 	}
 	if o.JSONSplitStream || o.TextSplitStream || o.JSONInfoBufferSize != "0" || o.TextInfoBufferSize != "0" {
 		errs = append(errs, errors.New("--log-*-split-stream and --log-*-info-buffer-size: capstan writes every message, unbuffered, to one stream"))

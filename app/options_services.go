@@ -26,7 +26,7 @@ type ServiceOptions struct {
 // the flag is not given) and 30000-32767.
 func NewServiceOptions() ServiceOptions {
 	pr, _ := utilnet.ParsePortRange(controlplane.DefaultServiceNodePortRange)
-	return ServiceOptions{ClusterIPRanges: controlplane.DefaultServiceClusterIPRange, NodePortRange: *pr}
+	return ServiceOptions{NodePortRange: *pr}
 }
 
 // AddFlags registers the flags.

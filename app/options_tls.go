@@ -50,6 +50,7 @@ func (o *TLSOptions) AddFlags(fs *pflag.FlagSet) {
 		"optionally followed by :name1,name2 (names may start with a *. wildcard label or be IP addresses the clients dial). Without names, the certificate's own names are used. "+
 		"Exact names beat wildcards, given names beat the certificate's, and earlier flags beat later ones. Repeat the flag for more pairs; files are read again when they change. "+
 		`Examples: "example.crt,example.key" or "foo.crt,foo.key:*.foo.com,foo.com".`)
+	showAs(fs, "tls-sni-cert-key", "namedCertKey")
 }
 
 // Validate reports what is wrong with the flags.

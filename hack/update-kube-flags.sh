@@ -8,6 +8,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 up="$root/bench/upstream"
 [[ -x "$up/bin/kube-apiserver" ]] || "$up/build.sh"
+mkdir -p "$root/app/testdata"
 (cd "$up" && GOFLAGS=-p=1 nice -n 19 go build -o bin/ ./cmd/kube-featuregates)
 {
   echo "# kube-apiserver --help, v1.37.2, recorded by hack/update-kube-flags.sh"
@@ -17,4 +18,4 @@ up="$root/bench/upstream"
   echo "# kube-apiserver v1.37.2 feature gates (name, default, locked, stage), recorded by hack/update-kube-flags.sh"
   "$up/bin/kube-featuregates"
 } > "$root/app/kube/featuregates.tsv"
-echo "recorded $(grep -c '^ *-.*--' "$root/app/testdata/kube-apiserver-help.txt") flags and $(grep -vc '^#' "$root/app/kube/featuregates.tsv") feature gates"
+echo "recorded $(grep -cE '^ +(-[a-z], )?--' "$root/app/testdata/kube-apiserver-help.txt") flags and $(grep -vc '^#' "$root/app/kube/featuregates.tsv") feature gates"
