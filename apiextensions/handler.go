@@ -20,14 +20,14 @@ import (
 
 	"github.com/capstan-io/capstan/apiextensions/controllers"
 	crdapi "github.com/capstan-io/capstan/apis/apiextensions"
-	"github.com/capstan-io/capstan/controlplane"
 	"github.com/capstan-io/capstan/endpoints/handlers"
-	"github.com/capstan-io/capstan/endpoints/request"
-	"github.com/capstan-io/capstan/endpoints/warning"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server"
 	capstorage "github.com/capstan-io/capstan/storage"
+	"github.com/capstan-io/capstan/storage/storagefactory"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // crdHandler serves the custom resources of the established CRDs. It
@@ -37,7 +37,7 @@ import (
 // its discovery entry.
 type crdHandler struct {
 	server   *server.Server
-	storage  *controlplane.StorageFactory
+	storage  *storagefactory.Factory
 	logger   *slog.Logger
 	informer cache.SharedIndexInformer
 	meta     *metaDefinitions
@@ -128,7 +128,7 @@ func (h *crdHandler) servingFor(e *crdEntry, crd *apiextv1.CustomResourceDefinit
 	return e.full, e.err
 }
 
-func newCRDHandler(s *server.Server, storage *controlplane.StorageFactory, crds *registry.Store, logger *slog.Logger) *crdHandler {
+func newCRDHandler(s *server.Server, storage *storagefactory.Factory, crds *registry.Store, logger *slog.Logger) *crdHandler {
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return crds.List(ctx, &rest.ListOptions{ResourceVersion: opts.ResourceVersion, ResourceVersionMatch: opts.ResourceVersionMatch,

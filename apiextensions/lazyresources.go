@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/capstan-io/capstan/controlplane"
 	"github.com/capstan-io/capstan/controlplane/controllers/garbagecollector"
+	"github.com/capstan-io/capstan/storage/storagefactory"
 )
 
 // customResources tells the garbage collector which resources are custom
@@ -44,7 +44,7 @@ func (c *customResources) Lazy(gr schema.GroupResource) bool {
 // CRD's endpoints.
 func (c *customResources) HasObjects(ctx context.Context, gr schema.GroupResource) (bool, error) {
 	keyPrefix := "/" + gr.Group + "/" + gr.Resource
-	st, err := c.h.storage.New(controlplane.StorageSpec{
+	st, err := c.h.storage.New(storagefactory.Spec{
 		Resource: gr, KeyPrefix: keyPrefix, NoWatchCache: true, JSON: true,
 		New:     func() runtime.Object { return &unstructured.Unstructured{} },
 		NewList: func() runtime.Object { return &unstructured.UnstructuredList{} },

@@ -12,11 +12,11 @@ import (
 
 	"github.com/capstan-io/capstan/apiextensions/controllers"
 	crdapi "github.com/capstan-io/capstan/apis/apiextensions"
-	"github.com/capstan-io/capstan/controlplane"
 	"github.com/capstan-io/capstan/controlplane/controllers/garbagecollector"
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/server"
+	"github.com/capstan-io/capstan/storage/storagefactory"
 )
 
 // priorityAPIExtensions orders apiextensions.k8s.io in /apis, as kube does.
@@ -26,7 +26,7 @@ const priorityAPIExtensions = 16700
 type Config struct {
 	Generic server.CompletedConfig
 	// Storage makes the storage of CRDs and of custom resources.
-	Storage *controlplane.StorageFactory
+	Storage *storagefactory.Factory
 	Logger  *slog.Logger
 }
 
@@ -89,7 +89,7 @@ func (c Config) crdStore() (*registry.Store, error) {
 	gr := apiextv1.Resource("customresourcedefinitions")
 	newFunc := func() runtime.Object { return &apiextv1.CustomResourceDefinition{} }
 	newList := func() runtime.Object { return &apiextv1.CustomResourceDefinitionList{} }
-	st, err := c.Storage.New(controlplane.StorageSpec{
+	st, err := c.Storage.New(storagefactory.Spec{
 		Resource: gr, KeyPrefix: "/" + gr.Group + "/" + gr.Resource,
 		StorageVersion: apiextv1.SchemeGroupVersion, New: newFunc, NewList: newList,
 		Defaults: crdStrategy{}.Default,

@@ -23,11 +23,11 @@ import (
 	"github.com/capstan-io/capstan/apiextensions/customresource"
 	crschema "github.com/capstan-io/capstan/apiextensions/schema"
 	crdapi "github.com/capstan-io/capstan/apis/apiextensions"
-	"github.com/capstan-io/capstan/controlplane"
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/endpoints/handlers"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/storage"
+	"github.com/capstan-io/capstan/storage/storagefactory"
 )
 
 // serving is the endpoints of one CRD: a router over the scopes of each
@@ -267,7 +267,7 @@ func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
 	if st == nil {
 		var err error
 		var stop func()
-		st, stop, err = vs.h.storage.NewServed(controlplane.StorageSpec{
+		st, stop, err = vs.h.storage.NewServed(storagefactory.Spec{
 			Resource: gr, KeyPrefix: keyPrefix, New: newFunc, NewList: newList, NoWatchCache: !vs.cached,
 			Codec: &crCodec{converter: vs.converter, storage: vs.storageGV, memory: gv, defaults: onRead},
 		})

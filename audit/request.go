@@ -13,7 +13,7 @@ import (
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
 	"github.com/capstan-io/capstan/authn"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 // maxUserAgent is the longest user agent kept; longer ones are cut.

@@ -5,7 +5,7 @@ import (
 	"context"
 
 	"github.com/capstan-io/capstan/authn"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 // Decision is an authorizer's answer.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/capstan-io/capstan/authn"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 func TestForbidden(t *testing.T) {

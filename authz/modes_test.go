@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/capstan-io/capstan/authn"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 func TestValidateModes(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 
 	"github.com/capstan-io/capstan/authn"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 func fixed(d Decision, reason string, err error) Authorizer {

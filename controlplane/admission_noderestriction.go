@@ -7,8 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capstan-io/capstan/admission/noderestriction"
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/request"
 )
 
 // nodeRestriction is the NodeRestriction plugin: the Node authorizer lets

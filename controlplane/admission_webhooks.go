@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/capstan-io/capstan/admission/webhook"
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server"
 )
 

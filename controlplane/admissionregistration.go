@@ -20,7 +20,7 @@ var apiExtensions = []string{"api-extensions"}
 // configurations, and validating and mutating admission policies with
 // their bindings. kube 1.37 serves all six at v1 by default (v1beta1 and
 // v1alpha1 are off by default), and so does capstan, at v1 only.
-func (f *StorageFactory) admissionregistrationGroup() (builtGroup, error) {
+func (f *storeBuilder) admissionregistrationGroup() (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "validatingwebhookconfigurations", kind: "ValidatingWebhookConfiguration", categories: apiExtensions,
 			strategy: admissionregistration.ValidatingWebhookConfigurationStrategy,

@@ -19,7 +19,7 @@ var autoscalingV2 = autoscalingv2.SchemeGroupVersion
 // autoscalingGroup is autoscaling/v2 (preferred) and autoscaling/v1, whose
 // HorizontalPodAutoscalers are the same objects: stored as v2, served to v1
 // clients through a converting codec.
-func (f *StorageFactory) autoscalingGroup() (builtGroup, error) {
+func (f *storeBuilder) autoscalingGroup() (builtGroup, error) {
 	bg := builtGroup{stores: map[string]*registry.Store{}}
 	versions := []struct {
 		gv   schema.GroupVersion

@@ -57,7 +57,7 @@ func coreClusterSpecs() []resourceSpec {
 }
 
 // schedulingGroup is scheduling.k8s.io/v1.
-func (f *StorageFactory) schedulingGroup() (builtGroup, error) {
+func (f *storeBuilder) schedulingGroup() (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "priorityclasses", kind: "PriorityClass", strategy: scheduling.PriorityClassStrategy{}, shortNames: []string{"pc"},
 			new:     func() runtime.Object { return &schedulingv1.PriorityClass{} },
@@ -67,7 +67,7 @@ func (f *StorageFactory) schedulingGroup() (builtGroup, error) {
 }
 
 // nodeGroup is node.k8s.io/v1.
-func (f *StorageFactory) nodeGroup() (builtGroup, error) {
+func (f *storeBuilder) nodeGroup() (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "runtimeclasses", kind: "RuntimeClass", strategy: node.RuntimeClassStrategy{},
 			new: func() runtime.Object { return &nodev1.RuntimeClass{} }, newList: func() runtime.Object { return &nodev1.RuntimeClassList{} }},
@@ -77,7 +77,7 @@ func (f *StorageFactory) nodeGroup() (builtGroup, error) {
 
 // certificatesGroup is certificates.k8s.io/v1, with the approval
 // subresource of requests besides their status.
-func (f *StorageFactory) certificatesGroup() (builtGroup, error) {
+func (f *storeBuilder) certificatesGroup() (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "certificatesigningrequests", kind: "CertificateSigningRequest", strategy: certificates.CSRStrategy{},
 			shortNames: []string{"csr"}, status: certificates.CSRStatusStrategy{},

@@ -11,7 +11,7 @@ import (
 const priorityDiscovery = 16200
 
 // discoveryGroup is discovery.k8s.io/v1.
-func (f *StorageFactory) discoveryGroup() (builtGroup, error) {
+func (f *storeBuilder) discoveryGroup() (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "endpointslices", kind: "EndpointSlice", strategy: discovery.EndpointSliceStrategy{},
 			new:     func() runtime.Object { return &discoveryv1.EndpointSlice{} },

@@ -20,7 +20,7 @@ const priorityFlowcontrol = 16100
 
 // flowcontrolGroup is flowcontrol.apiserver.k8s.io/v1, the configuration
 // of API Priority and Fairness.
-func (f *StorageFactory) flowcontrolGroup() (builtGroup, error) {
+func (f *storeBuilder) flowcontrolGroup() (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "flowschemas", kind: "FlowSchema", strategy: flowcontrol.FlowSchemaStrategy{},
 			status:  flowcontrol.FlowSchemaStatusStrategy{},

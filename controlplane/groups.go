@@ -30,7 +30,7 @@ type builtGroup struct {
 }
 
 // coreGroup is core/v1; evictions consult budgets.
-func (f *StorageFactory) coreGroup(eventTTL time.Duration, budgets core.DisruptionBudgets, policy core.PodPolicy) (builtGroup, error) {
+func (f *storeBuilder) coreGroup(eventTTL time.Duration, budgets core.DisruptionBudgets, policy core.PodPolicy) (builtGroup, error) {
 	gv := corev1.SchemeGroupVersion
 	specs := []resourceSpec{
 		{name: "namespaces", kind: "Namespace", strategy: core.NamespaceStrategy{}, shortNames: []string{"ns"},
@@ -61,7 +61,7 @@ func (f *StorageFactory) coreGroup(eventTTL time.Duration, budgets core.Disrupti
 }
 
 // eventsGroup is events.k8s.io/v1, stored as core/v1 Events.
-func (f *StorageFactory) eventsGroup(eventTTL time.Duration) (builtGroup, error) {
+func (f *storeBuilder) eventsGroup(eventTTL time.Duration) (builtGroup, error) {
 	coreGV := corev1.SchemeGroupVersion
 	specs := []resourceSpec{
 		{name: "events", kind: "Event", strategy: events.EventStrategy{}, shortNames: []string{"ev"},
@@ -72,7 +72,7 @@ func (f *StorageFactory) eventsGroup(eventTTL time.Duration) (builtGroup, error)
 }
 
 // coordinationGroup is coordination.k8s.io/v1.
-func (f *StorageFactory) coordinationGroup() (builtGroup, error) {
+func (f *storeBuilder) coordinationGroup() (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "leases", kind: "Lease", strategy: coordination.LeaseStrategy{},
 			new: func() runtime.Object { return &coordinationv1.Lease{} }, newList: func() runtime.Object { return &coordinationv1.LeaseList{} }},
@@ -81,7 +81,7 @@ func (f *StorageFactory) coordinationGroup() (builtGroup, error) {
 }
 
 // buildGroup builds the stores and endpoint resources of one group version.
-func (f *StorageFactory) buildGroup(group string, priority int, gv schema.GroupVersion, specs []resourceSpec) (builtGroup, error) {
+func (f *storeBuilder) buildGroup(group string, priority int, gv schema.GroupVersion, specs []resourceSpec) (builtGroup, error) {
 	bg := builtGroup{stores: map[string]*registry.Store{}}
 	version := endpoints.GroupVersion{Version: gv.Version}
 	for _, spec := range specs {

@@ -1,6 +1,12 @@
 // Package controlplane is the kube server of the chain: it installs the
 // built-in API groups, the admission plugins that need them and the
 // controllers a standalone API server must run itself.
+//
+// It builds the built-in groups' stores on a storagefactory.Factory and
+// adds the NamespaceLifecycle, NodeRestriction, Priority and certificate
+// admission plugins, the system namespaces, and the namespace controller,
+// garbage collector, kubernetes Service, RBAC bootstrap and APF
+// configuration as post-start hooks.
 package controlplane
 
 import (
@@ -51,6 +57,8 @@ type Config struct {
 	PodPolicy core.PodPolicy
 	// Admission selects and configures the admission plugins.
 	Admission AdmissionConfig
+	// stores builds the built-in groups on Storage. Made by New.
+	stores *storeBuilder
 }
 
 // Instance is the kube server.
@@ -65,16 +73,17 @@ var systemNamespaces = []string{metav1.NamespaceDefault, metav1.NamespaceSystem,
 // New builds the kube server in front of delegate.
 func (c Config) New(delegate *server.Server) (*Instance, error) {
 	c.systemNamespacesDone = make(chan struct{})
+	c.stores = &storeBuilder{Factory: c.Storage}
 	s, err := c.Generic.New("kube-apiserver", delegate)
 	if err != nil {
 		return nil, err
 	}
 	// pods/eviction consults the PodDisruptionBudgets of policy/v1.
-	policyGroup, err := c.Storage.policyGroup()
+	policyGroup, err := c.stores.policyGroup()
 	if err != nil {
 		return nil, err
 	}
-	core, err := c.Storage.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.PodPolicy)
+	core, err := c.stores.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.PodPolicy)
 	if err != nil {
 		return nil, err
 	}
@@ -87,19 +96,19 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	}
 	groups := []builtGroup{core, network, policyGroup}
 	for _, build := range []func() (builtGroup, error){
-		func() (builtGroup, error) { return c.Storage.eventsGroup(c.EventTTL) },
-		c.Storage.coordinationGroup,
-		func() (builtGroup, error) { return c.Storage.appsGroup(c.PodPolicy) },
-		func() (builtGroup, error) { return c.Storage.batchGroup(c.PodPolicy) },
+		func() (builtGroup, error) { return c.stores.eventsGroup(c.EventTTL) },
+		c.stores.coordinationGroup,
+		func() (builtGroup, error) { return c.stores.appsGroup(c.PodPolicy) },
+		func() (builtGroup, error) { return c.stores.batchGroup(c.PodPolicy) },
 		func() (builtGroup, error) { return c.authenticationGroup(), nil },
-		c.Storage.schedulingGroup,
-		c.Storage.nodeGroup,
-		c.Storage.certificatesGroup,
-		c.Storage.autoscalingGroup,
-		c.Storage.discoveryGroup,
-		c.Storage.storageGroup,
-		c.Storage.flowcontrolGroup,
-		c.Storage.admissionregistrationGroup,
+		c.stores.schedulingGroup,
+		c.stores.nodeGroup,
+		c.stores.certificatesGroup,
+		c.stores.autoscalingGroup,
+		c.stores.discoveryGroup,
+		c.stores.storageGroup,
+		c.stores.flowcontrolGroup,
+		c.stores.admissionregistrationGroup,
 	} {
 		g, err := build()
 		if err != nil {
@@ -250,7 +259,7 @@ func (c Config) runGarbageCollector(hc server.HookContext) error {
 	if err != nil {
 		return err
 	}
-	lazy := lazyUnion{&c.Storage.builtins}
+	lazy := lazyUnion{&c.stores.builtins}
 	if c.LazyResources != nil {
 		lazy = append(lazy, c.LazyResources)
 	}

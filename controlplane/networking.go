@@ -22,6 +22,6 @@ func networkingSpecs() []resourceSpec {
 }
 
 // networkingGroup is networking.k8s.io/v1.
-func (f *StorageFactory) networkingGroup() (builtGroup, error) {
+func (f *storeBuilder) networkingGroup() (builtGroup, error) {
 	return f.buildGroup(networkingv1.GroupName, priorityNetworking, networkingv1.SchemeGroupVersion, append(networkingSpecs(), ingressSpecs()...))
 }

@@ -12,7 +12,7 @@ const priorityPolicy = 17100
 
 // policyGroup is policy/v1: PodDisruptionBudgets, which pods/eviction
 // consults (Eviction itself is served by pods/eviction).
-func (f *StorageFactory) policyGroup() (builtGroup, error) {
+func (f *storeBuilder) policyGroup() (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "poddisruptionbudgets", kind: "PodDisruptionBudget", strategy: policy.PDBStrategy{},
 			status: policy.PDBStatusStrategy{}, shortNames: []string{"pdb"},

@@ -28,7 +28,7 @@ const priorityRBAC = 17000
 // rbacGroup is rbac.authorization.k8s.io/v1. Its stores sit behind the
 // escalation checks, which ask authorizer about the escalate and bind verbs
 // and read what users hold from the stores themselves.
-func (f *StorageFactory) rbacGroup(authorizer authz.Authorizer) (builtGroup, apisrbac.Stores, error) {
+func (f *storeBuilder) rbacGroup(authorizer authz.Authorizer) (builtGroup, apisrbac.Stores, error) {
 	specs := []resourceSpec{
 		{name: "roles", kind: "Role", strategy: apisrbac.RoleStrategy{},
 			new: func() runtime.Object { return &rbacv1.Role{} }, newList: func() runtime.Object { return &rbacv1.RoleList{} }},
@@ -68,7 +68,7 @@ func (f *StorageFactory) rbacGroup(authorizer authz.Authorizer) (builtGroup, api
 // informers and run the cluster role aggregation controller.
 func (c Config) installAuthorization(s *server.Server) error {
 	authorizer := c.Generic.Authorization
-	rbacGroup, stores, err := c.Storage.rbacGroup(authorizer)
+	rbacGroup, stores, err := c.stores.rbacGroup(authorizer)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/printers"
 	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/storage/storagefactory"
 )
 
 // resourceSpec describes one built-in resource: everything needed to store
@@ -36,7 +37,7 @@ type resourceSpec struct {
 }
 
 // build makes the store of a resource and its endpoint resources.
-func (f *StorageFactory) build(gv schema.GroupVersion, spec resourceSpec) (*registry.Store, []endpoints.Resource, error) {
+func (f *storeBuilder) build(gv schema.GroupVersion, spec resourceSpec) (*registry.Store, []endpoints.Resource, error) {
 	if spec.keyPrefix == "" {
 		spec.keyPrefix = "/" + spec.name
 	}
@@ -45,7 +46,7 @@ func (f *StorageFactory) build(gv schema.GroupVersion, spec resourceSpec) (*regi
 	if spec.storageVersion != nil {
 		storageGV = *spec.storageVersion
 	}
-	st, err := f.New(StorageSpec{
+	st, err := f.New(storagefactory.Spec{
 		Resource: gr, KeyPrefix: spec.keyPrefix, StorageVersion: storageGV, MemoryVersion: gv,
 		New: spec.new, NewList: spec.newList, Defaults: defaulter(spec.strategy),
 		Attrs: registry.AttrFunc(spec.strategy),

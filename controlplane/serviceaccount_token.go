@@ -30,9 +30,9 @@ import (
 
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/endpoints"
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server"
 )
 

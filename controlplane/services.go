@@ -86,7 +86,7 @@ type servicesBuilt struct {
 // registers the hooks that keep them: the default ServiceCIDR, the repair
 // of allocations and the kubernetes Service.
 func (c Config) installServices(s *server.Server, coreGroup *builtGroup) (builtGroup, error) {
-	f := c.Storage
+	f := c.stores
 	netGroup, err := f.networkingGroup()
 	if err != nil {
 		return netGroup, err
@@ -121,7 +121,7 @@ func (c Config) installServices(s *server.Server, coreGroup *builtGroup) (builtG
 
 // serviceResources are services (+status) served by ServiceREST, and
 // endpoints, stored where kube stores them.
-func (f *StorageFactory) serviceResources(b *servicesBuilt) ([]endpoints.Resource, error) {
+func (f *storeBuilder) serviceResources(b *servicesBuilt) ([]endpoints.Resource, error) {
 	gv := corev1.SchemeGroupVersion
 	svcSpec := resourceSpec{name: "services", kind: "Service", keyPrefix: "/services/specs", strategy: core.ServiceStrategy{},
 		shortNames: []string{"svc"}, categories: categoryAll, status: core.ServiceStatusStrategy{}, returnDeleted: true,
@@ -145,7 +145,7 @@ func (f *StorageFactory) serviceResources(b *servicesBuilt) ([]endpoints.Resourc
 
 // rawStorage is etcd storage of core/v1 objects the API does not serve
 // (the node port bitmap, the servers' leases), without a watch cache.
-func (f *StorageFactory) rawStorage(resource, keyPrefix string, newFunc, newList func() runtime.Object) (storage.Interface, error) {
+func (f *storeBuilder) rawStorage(resource, keyPrefix string, newFunc, newList func() runtime.Object) (storage.Interface, error) {
 	return etcd3.New(etcd3.Config{
 		Client: f.Client, Codec: storagecodec.New(f.Scheme, f.Codecs, corev1.SchemeGroupVersion),
 		NewFunc: newFunc, NewListFunc: newList, Prefix: f.Prefix, ResourcePrefix: keyPrefix,

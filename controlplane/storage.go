@@ -1,184 +1,20 @@
 package controlplane
 
-import (
-	"context"
-	"fmt"
-	"log/slog"
-	"sync"
-	"time"
+import "github.com/capstan-io/capstan/storage/storagefactory"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
+// StorageFactory is the factory the kube server builds its resources'
+// storage with. It lives in the storage layer, so that the CRD server can
+// use it without importing the kube server; the name stays for app, which
+// configures it.
+type StorageFactory = storagefactory.Factory
 
-	"github.com/capstan-io/capstan/storage"
-	"github.com/capstan-io/capstan/storage/cache"
-	"github.com/capstan-io/capstan/storage/etcd3"
-	"github.com/capstan-io/capstan/storage/storagecodec"
-	"github.com/capstan-io/capstan/storage/value"
-)
+// DefaultCountPollPeriod is --etcd-count-metric-poll-period's default.
+const DefaultCountPollPeriod = storagefactory.DefaultCountPollPeriod
 
-// StorageFactory makes the storage of each resource on one etcd: an etcd3
-// store, behind a watch cache unless WatchCache is off.
-type StorageFactory struct {
-	Client *clientv3.Client
-	Prefix string // --etcd-prefix
-	Scheme *runtime.Scheme
-	Codecs serializer.CodecFactory
-	Logger *slog.Logger
-	// WatchCache puts a watch cache in front of every resource but events
-	// (--watch-cache), as kube does.
-	WatchCache bool
-	// Compactions tells the caches what etcd history is gone.
-	Compactions cache.CompactRevisioner
-	// Transformers encrypt each resource's values at rest
-	// (--encryption-provider-config). nil stores them as they are.
-	Transformers ResourceTransformers
-	// CountPollPeriod is how often the stats of every resource's storage
-	// are read (--etcd-count-metric-poll-period); 0 never.
-	CountPollPeriod time.Duration
-
-	mu     sync.Mutex // guards caches and running
-	caches []*cache.Cacher
-	// running is RunCaches' context: the caches of resources served for
-	// a while (NewServed) run within it.
-	running context.Context
-	counts  objectCounts
-	// builtins are the built-in resources, which the garbage collector
-	// watches once they may hold objects.
+// storeBuilder builds the built-in groups' stores on the storage factory
+// and records each built-in resource, which the garbage collector watches
+// once it may hold objects.
+type storeBuilder struct {
+	*storagefactory.Factory
 	builtins builtinResources
-}
-
-// StorageSpec is where and how one resource is stored.
-type StorageSpec struct {
-	Resource schema.GroupResource
-	// KeyPrefix is the resource's part of its keys, as kube lays them out:
-	// "/configmaps", "/services/specs", "/apiextensions.k8s.io/customresourcedefinitions".
-	KeyPrefix string
-	// StorageVersion is the version written to etcd; MemoryVersion the one
-	// the registry works with (they differ for events.k8s.io events).
-	StorageVersion schema.GroupVersion
-	MemoryVersion  schema.GroupVersion
-	New, NewList   func() runtime.Object
-	// JSON stores objects as JSON rather than protobuf, for types without
-	// a protobuf encoding (custom resources).
-	JSON bool
-	// Codec, if set, replaces the scheme's codec (custom resources).
-	Codec runtime.Codec
-	// NoWatchCache serves the resource from etcd alone.
-	NoWatchCache bool
-	// Defaults, if set, defaults every object decoded from etcd (the
-	// strategy's Default), so that reads need not change what they read.
-	Defaults func(runtime.Object)
-	// Attrs, if set, is the resource's attribute function (registry.AttrFunc
-	// of its strategy), which its watch cache keeps the result of.
-	Attrs storage.AttrFunc
-}
-
-// New returns the storage of one resource.
-func (f *StorageFactory) New(spec StorageSpec) (storage.Interface, error) {
-	var codec runtime.Codec
-	switch {
-	case spec.Codec != nil:
-		codec = spec.Codec
-	case spec.JSON:
-		codec = storagecodec.NewJSON(f.Scheme, f.Codecs, spec.StorageVersion)
-	case spec.MemoryVersion != (schema.GroupVersion{}) && spec.MemoryVersion != spec.StorageVersion:
-		codec = storagecodec.NewConverting(f.Scheme, f.Codecs, spec.StorageVersion, spec.MemoryVersion)
-	default:
-		codec = storagecodec.New(f.Scheme, f.Codecs, spec.StorageVersion)
-	}
-	codec = storagecodec.WithDefaults(codec, spec.Defaults)
-	store, err := etcd3.New(etcd3.Config{
-		Client: f.Client, Codec: codec, NewFunc: spec.New, NewListFunc: spec.NewList,
-		Prefix: f.Prefix, ResourcePrefix: spec.KeyPrefix, GroupResource: spec.Resource, Logger: f.Logger,
-		Transformer: f.transformer(spec.Resource), Sizes: f.counts.sizesOf(spec.Resource),
-	})
-	if err == nil {
-		f.counts.add(spec.Resource, store)
-	}
-	if err != nil || !f.cached(spec) {
-		return store, err
-	}
-	c, err := f.newCache(spec, store)
-	if err != nil {
-		return nil, err
-	}
-	f.mu.Lock()
-	f.caches = append(f.caches, c)
-	f.mu.Unlock()
-	return c, nil
-}
-
-// cached tells whether spec's resource gets a watch cache.
-func (f *StorageFactory) cached(spec StorageSpec) bool {
-	return f.WatchCache && !spec.NoWatchCache && spec.Resource.Resource != "events"
-}
-
-func (f *StorageFactory) newCache(spec StorageSpec, store storage.Interface) (*cache.Cacher, error) {
-	c, err := cache.New(cache.Config{
-		Storage: store, NewFunc: spec.New, NewListFunc: spec.NewList, ResourcePrefix: spec.KeyPrefix,
-		Codec: f.cacheCodec(spec), Attrs: spec.Attrs, GroupResource: spec.Resource, Compactions: f.Compactions, Logger: f.Logger,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("watch cache of %s: %w", spec.Resource, err)
-	}
-	return c, nil
-}
-
-// cacheCodec is what the watch cache of spec's resource keeps its objects
-// encoded with: protobuf at the version of the objects in memory, so that
-// decoding them converts nothing (and, as they are defaulted, defaults
-// nothing). nil, objects kept decoded, for types without protobuf and
-// custom resources (JSON, unstructured).
-func (f *StorageFactory) cacheCodec(spec StorageSpec) runtime.Codec {
-	if spec.Codec != nil || spec.JSON {
-		return nil
-	}
-	gv := spec.MemoryVersion
-	if gv.Empty() {
-		gv = spec.StorageVersion
-	}
-	return storagecodec.New(f.Scheme, f.Codecs, gv)
-}
-
-// ResourceTransformers gives the transformer of a resource's values.
-type ResourceTransformers interface {
-	For(schema.GroupResource) value.Transformer
-}
-
-// transformer is the transformer of gr's values. events.k8s.io events are
-// core events in etcd, and so in the encryption configuration, as in kube.
-func (f *StorageFactory) transformer(gr schema.GroupResource) value.Transformer {
-	if f.Transformers == nil {
-		return nil
-	}
-	if gr == (schema.GroupResource{Group: "events.k8s.io", Resource: "events"}) {
-		gr.Group = ""
-	}
-	return f.Transformers.For(gr)
-}
-
-// RunCaches fills and keeps current every watch cache until ctx is done.
-// Until a cache is filled, its requests go to etcd.
-func (f *StorageFactory) RunCaches(ctx context.Context) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.running = ctx
-	for _, c := range f.caches {
-		go c.Run(ctx)
-	}
-}
-
-// CachesReady is the readiness check of the watch caches.
-func (f *StorageFactory) CachesReady() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, c := range f.caches {
-		if err := c.ReadinessCheck(); err != nil {
-			return err
-		}
-	}
-	return nil
 }

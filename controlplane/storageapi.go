@@ -11,7 +11,7 @@ import (
 const priorityStorage = 16800
 
 // storageGroup is storage.k8s.io/v1.
-func (f *StorageFactory) storageGroup() (builtGroup, error) {
+func (f *storeBuilder) storageGroup() (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "storageclasses", kind: "StorageClass", strategy: storageapi.StorageClassStrategy{}, shortNames: []string{"sc"},
 			new: func() runtime.Object { return &storagev1.StorageClass{} }, newList: func() runtime.Object { return &storagev1.StorageClassList{} }},

@@ -56,7 +56,7 @@ func podSubresources(pods *registry.Store, budgets core.DisruptionBudgets, polic
 }
 
 // appsGroup is apps/v1.
-func (f *StorageFactory) appsGroup(policy core.PodPolicy) (builtGroup, error) {
+func (f *storeBuilder) appsGroup(policy core.PodPolicy) (builtGroup, error) {
 	scale := &registry.ScaleAccessor{Get: apps.ScaleOf, Set: apps.SetReplicas}
 	specs := []resourceSpec{
 		{name: "deployments", kind: "Deployment", strategy: apps.DeploymentStrategy{Policy: policy}, shortNames: []string{"deploy"},
@@ -78,7 +78,7 @@ func (f *StorageFactory) appsGroup(policy core.PodPolicy) (builtGroup, error) {
 }
 
 // batchGroup is batch/v1.
-func (f *StorageFactory) batchGroup(policy core.PodPolicy) (builtGroup, error) {
+func (f *storeBuilder) batchGroup(policy core.PodPolicy) (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "jobs", kind: "Job", strategy: batch.JobStrategy{Policy: policy}, categories: categoryAll, status: batch.JobStatusStrategy{},
 			new: func() runtime.Object { return &batchv1.Job{} }, newList: func() runtime.Object { return &batchv1.JobList{} }},

@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/endpoints/handlers"
-	"github.com/capstan-io/capstan/endpoints/request"
-	"github.com/capstan-io/capstan/endpoints/warning"
+	"github.com/capstan-io/capstan/request"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // Router serves the resource requests of the groups installed into it. It

@@ -7,7 +7,7 @@ import (
 
 	"github.com/capstan-io/capstan/apis/flowcontrol/bootstrap"
 	"github.com/capstan-io/capstan/authn"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 // BenchmarkStartFinish is the cost APF adds to one request: classified

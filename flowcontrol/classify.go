@@ -11,7 +11,7 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 
 	"github.com/capstan-io/capstan/authn"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 // Digest is what classification looks at: who asks, for what.

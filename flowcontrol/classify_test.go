@@ -6,7 +6,7 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 
 	"github.com/capstan-io/capstan/authn"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 func userSubject(name string) flowcontrolv1.Subject {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/capstan-io/capstan/apis/flowcontrol/bootstrap"
 	"github.com/capstan-io/capstan/authn"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 func schema(name, level string, precedence int32, subjects ...flowcontrolv1.Subject) *flowcontrolv1.FlowSchema {

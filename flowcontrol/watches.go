@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/fields"
 
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 // watchScope is what a watch watches: a resource, in a namespace or all

@@ -8,8 +8,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/flowcontrol/fairqueuing"
+	"github.com/capstan-io/capstan/request"
 )
 
 // Width estimation parameters, kube's (with its default

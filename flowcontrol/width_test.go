@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/flowcontrol/fairqueuing"
+	"github.com/capstan-io/capstan/request"
 )
 
 type fakeCounts map[string][2]int64

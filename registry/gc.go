@@ -5,10 +5,8 @@ import (
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/capstan-io/capstan/endpoints/request"
-	"github.com/capstan-io/capstan/endpoints/warning"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // GarbageCollectionPolicy is what a delete without propagationPolicy or
@@ -28,43 +26,22 @@ const (
 )
 
 // GarbageCollectionDefaulter is implemented by strategies that choose their
-// own default policy; the others get defaultGarbageCollectionPolicy's.
+// own default policy (events, replication controllers, jobs); the others
+// get DeleteDependents, kube's default.
 type GarbageCollectionDefaulter interface {
 	DefaultGarbageCollectionPolicy(ctx context.Context) GarbageCollectionPolicy
 }
 
-var (
-	coreEvents             = schema.GroupResource{Resource: "events"}
-	eventsEvents           = schema.GroupResource{Group: "events.k8s.io", Resource: "events"}
-	replicationControllers = schema.GroupResource{Resource: "replicationcontrollers"}
-	batchJobs              = schema.GroupResource{Group: "batch", Resource: "jobs"}
-)
+// DeleteWarner is implemented by strategies that warn about a delete's
+// options (a job deleted without a policy keeps its pods).
+type DeleteWarner interface {
+	WarningsOnDelete(ctx context.Context, opts *metav1.DeleteOptions) []string
+}
 
-// defaultGarbageCollectionPolicy is kube's default for the resource at the
-// request's group version: events take no part in garbage collection, and
-// replicationcontrollers in v1 and jobs in batch/v1 orphan their pods unless
-// told otherwise, for compatibility with the clients that predate the
-// collector. A request without a group version (a call from inside the
-// server) gets DeleteDependents, as in kube.
+// defaultGarbageCollectionPolicy is the strategy's default policy.
 func (s *Store) defaultGarbageCollectionPolicy(ctx context.Context) GarbageCollectionPolicy {
 	if d, ok := s.strategy.(GarbageCollectionDefaulter); ok {
 		return d.DefaultGarbageCollectionPolicy(ctx)
-	}
-	var gv schema.GroupVersion
-	if info, ok := request.InfoFrom(ctx); ok {
-		gv = schema.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}
-	}
-	switch s.resource {
-	case coreEvents, eventsEvents:
-		return GarbageCollectionUnsupported
-	case replicationControllers:
-		if gv == (schema.GroupVersion{Version: "v1"}) {
-			return OrphanDependents
-		}
-	case batchJobs:
-		if gv == (schema.GroupVersion{Group: "batch", Version: "v1"}) {
-			return OrphanDependents
-		}
 	}
 	return DeleteDependents
 }
@@ -158,19 +135,13 @@ func sameSet(a, b []string) bool {
 	return true
 }
 
-// jobsOrphanPods is kube's warning on a batch/v1 job deleted without a
-// policy: its pods stay, which surprises those who expect them gone.
-const jobsOrphanPods = "child pods are preserved by default when jobs are deleted; " +
-	"set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"
-
-// warnOnDelete warns that a delete without propagationPolicy or
-// orphanDependents orphans a job's pods.
+// warnOnDelete adds the strategy's warnings about a delete with opts.
 func (s *Store) warnOnDelete(ctx context.Context, opts *metav1.DeleteOptions) {
-	//nolint:staticcheck // OrphanDependents is deprecated but still honoured.
-	if opts == nil || s.resource != batchJobs || opts.PropagationPolicy != nil || opts.OrphanDependents != nil {
+	d, ok := s.strategy.(DeleteWarner)
+	if !ok || opts == nil {
 		return
 	}
-	if s.defaultGarbageCollectionPolicy(ctx) == OrphanDependents {
-		warning.Add(ctx, jobsOrphanPods)
+	for _, w := range d.WarningsOnDelete(ctx, opts) {
+		warning.Add(ctx, w)
 	}
 }

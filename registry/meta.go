@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/capstan-io/capstan/endpoints/request"
-	"github.com/capstan-io/capstan/endpoints/warning"
+	"github.com/capstan-io/capstan/request"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // generatedSuffixLength is the length of the random suffix kube appends to

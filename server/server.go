@@ -13,8 +13,8 @@ import (
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/endpoints/discovery"
 	"github.com/capstan-io/capstan/endpoints/handlers"
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/openapi"
+	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server/filters"
 )
 

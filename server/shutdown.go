@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server/filters"
 )
 

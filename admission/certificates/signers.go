@@ -18,7 +18,7 @@ import (
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 var csrs = certificatesv1.Resource("certificatesigningrequests")

@@ -16,7 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capstan-io/capstan/audit"
-	"github.com/capstan-io/capstan/endpoints/warning"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // maxResponseBytes bounds what capstan reads of a webhook's answer, so

@@ -22,8 +22,8 @@ import (
 
 	"github.com/capstan-io/capstan/apiextensions/cel"
 	crschema "github.com/capstan-io/capstan/apiextensions/schema"
-	"github.com/capstan-io/capstan/endpoints/warning"
 	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // StrategyOptions describe one served version of a CRD.

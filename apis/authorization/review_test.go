@@ -12,7 +12,7 @@ import (
 
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 // recorder allows alice to get pods and remembers what it was asked.

@@ -32,11 +32,13 @@ type JobStrategy struct {
 }
 
 var (
-	_ registry.Strategy         = JobStrategy{}
-	_ registry.Defaulter        = JobStrategy{}
-	_ registry.FieldSelectable  = JobStrategy{}
-	_ registry.WarningsOnCreate = JobStrategy{}
-	_ registry.WarningsOnUpdate = JobStrategy{}
+	_ registry.Strategy                   = JobStrategy{}
+	_ registry.Defaulter                  = JobStrategy{}
+	_ registry.FieldSelectable            = JobStrategy{}
+	_ registry.WarningsOnCreate           = JobStrategy{}
+	_ registry.WarningsOnUpdate           = JobStrategy{}
+	_ registry.GarbageCollectionDefaulter = JobStrategy{}
+	_ registry.DeleteWarner               = JobStrategy{}
 )
 
 // NamespaceScoped is true.
@@ -215,5 +217,30 @@ func (JobStatusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Obje
 
 // WarningsOnUpdate has nothing to say about a status update.
 func (JobStatusStrategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
+}
+
+// DefaultGarbageCollectionPolicy is kube's: a delete through batch/v1
+// orphans the job's pods unless told otherwise, for the clients that
+// predate the garbage collector.
+func (JobStrategy) DefaultGarbageCollectionPolicy(ctx context.Context) registry.GarbageCollectionPolicy {
+	return core.OrphanThroughVersion(ctx, batchv1.SchemeGroupVersion)
+}
+
+// jobsOrphanPods is kube's warning on a batch/v1 job deleted without a
+// policy: its pods stay, which surprises those who expect them gone.
+const jobsOrphanPods = "child pods are preserved by default when jobs are deleted; " +
+	"set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"
+
+// WarningsOnDelete warns that a delete without propagationPolicy or
+// orphanDependents orphans the job's pods.
+func (s JobStrategy) WarningsOnDelete(ctx context.Context, opts *metav1.DeleteOptions) []string {
+	//nolint:staticcheck // OrphanDependents is deprecated but still honoured.
+	if opts.PropagationPolicy != nil || opts.OrphanDependents != nil {
+		return nil
+	}
+	if s.DefaultGarbageCollectionPolicy(ctx) == registry.OrphanDependents {
+		return []string{jobsOrphanPods}
+	}
 	return nil
 }

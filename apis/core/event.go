@@ -17,9 +17,10 @@ import (
 type EventStrategy struct{}
 
 var (
-	_ registry.Strategy        = EventStrategy{}
-	_ registry.CreateOnUpdater = EventStrategy{}
-	_ registry.FieldSelectable = EventStrategy{}
+	_ registry.Strategy                   = EventStrategy{}
+	_ registry.CreateOnUpdater            = EventStrategy{}
+	_ registry.FieldSelectable            = EventStrategy{}
+	_ registry.GarbageCollectionDefaulter = EventStrategy{}
 )
 
 // NamespaceScoped is true.
@@ -72,4 +73,10 @@ func EventFields(ev *corev1.Event) fields.Set {
 		"source":                         source,
 		"type":                           ev.Type,
 	}
+}
+
+// DefaultGarbageCollectionPolicy is Unsupported: events take no part in
+// garbage collection, so deletes never add its finalizers.
+func (EventStrategy) DefaultGarbageCollectionPolicy(context.Context) registry.GarbageCollectionPolicy {
+	return registry.GarbageCollectionUnsupported
 }

@@ -9,8 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/request"
 )
 
 func eviction(name string, opts *metav1.DeleteOptions) *policyv1.Eviction {

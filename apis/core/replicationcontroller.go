@@ -10,9 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/request"
 )
 
 // ReplicationControllerStrategy is the strategy of the
@@ -23,10 +25,11 @@ type ReplicationControllerStrategy struct {
 }
 
 var (
-	_ registry.Strategy         = ReplicationControllerStrategy{}
-	_ registry.Defaulter        = ReplicationControllerStrategy{}
-	_ registry.FieldSelectable  = ReplicationControllerStrategy{}
-	_ registry.WarningsOnCreate = ReplicationControllerStrategy{}
+	_ registry.Strategy                   = ReplicationControllerStrategy{}
+	_ registry.Defaulter                  = ReplicationControllerStrategy{}
+	_ registry.FieldSelectable            = ReplicationControllerStrategy{}
+	_ registry.WarningsOnCreate           = ReplicationControllerStrategy{}
+	_ registry.GarbageCollectionDefaulter = ReplicationControllerStrategy{}
 )
 
 // NamespaceScoped is true.
@@ -170,4 +173,22 @@ func ValidateReplicationControllerStatus(s corev1.ReplicationControllerStatus, f
 		errs = append(errs, field.Invalid(fldPath.Child("availableReplicas"), s.AvailableReplicas, "cannot be greater than readyReplicas"))
 	}
 	return errs
+}
+
+// DefaultGarbageCollectionPolicy is kube's: a delete through core/v1 orphans
+// the controller's pods unless told otherwise, for the clients that predate
+// the garbage collector; a delete from inside the server (no group version)
+// deletes them.
+func (ReplicationControllerStrategy) DefaultGarbageCollectionPolicy(ctx context.Context) registry.GarbageCollectionPolicy {
+	return OrphanThroughVersion(ctx, corev1.SchemeGroupVersion)
+}
+
+// OrphanThroughVersion is OrphanDependents for a request through gv and
+// DeleteDependents otherwise: the default of resources whose old API
+// orphaned dependents.
+func OrphanThroughVersion(ctx context.Context, gv schema.GroupVersion) registry.GarbageCollectionPolicy {
+	if info, ok := request.InfoFrom(ctx); ok && info.APIGroup == gv.Group && info.APIVersion == gv.Version {
+		return registry.OrphanDependents
+	}
+	return registry.DeleteDependents
 }

@@ -12,9 +12,9 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/rand"
 
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/storage"
 )
 

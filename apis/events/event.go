@@ -26,9 +26,10 @@ import (
 type EventStrategy struct{}
 
 var (
-	_ registry.Strategy        = EventStrategy{}
-	_ registry.CreateOnUpdater = EventStrategy{}
-	_ registry.FieldSelectable = EventStrategy{}
+	_ registry.Strategy                   = EventStrategy{}
+	_ registry.CreateOnUpdater            = EventStrategy{}
+	_ registry.FieldSelectable            = EventStrategy{}
+	_ registry.GarbageCollectionDefaulter = EventStrategy{}
 )
 
 // NamespaceScoped is true.
@@ -102,4 +103,9 @@ func asCore(obj runtime.Object) *corev1.Event {
 	default:
 		panic(fmt.Sprintf("events: unexpected type %T", obj))
 	}
+}
+
+// DefaultGarbageCollectionPolicy is Unsupported, as for core/v1 events.
+func (EventStrategy) DefaultGarbageCollectionPolicy(context.Context) registry.GarbageCollectionPolicy {
+	return registry.GarbageCollectionUnsupported
 }

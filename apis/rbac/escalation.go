@@ -15,9 +15,9 @@ import (
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
 	authzrbac "github.com/capstan-io/capstan/authz/rbac"
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/request"
 )
 
 // Guard keeps users from granting permissions they do not hold, as kube's

@@ -12,7 +12,7 @@ import (
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
 	authzrbac "github.com/capstan-io/capstan/authz/rbac"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 var (

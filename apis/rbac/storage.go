@@ -9,9 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	authzrbac "github.com/capstan-io/capstan/authz/rbac"
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/request"
 )
 
 var (

@@ -8,7 +8,7 @@ import (
 
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 // Authorizer allows a request when a policy of its list matches it, and

@@ -9,7 +9,7 @@ import (
 
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 func res(verb, group, ns, resource string) *request.Info {

@@ -21,7 +21,7 @@ import (
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
 	"github.com/capstan-io/capstan/authz/rbac"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 // The identity of kubelets.

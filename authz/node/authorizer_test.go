@@ -12,7 +12,7 @@ import (
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
 	"github.com/capstan-io/capstan/authz/rbac/bootstrap"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 func testGraph(t *testing.T, objs ...any) *Graph {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 func clusterRole(name string, rules ...rbacv1.PolicyRule) *rbacv1.ClusterRole {

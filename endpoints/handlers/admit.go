@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-io/capstan/admission"
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/request"
 )
 
 func (s *Scope) attributes(ctx context.Context, op admission.Operation, name string, obj, old runtime.Object, dryRun bool) *admission.Attributes {

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/audit"
-	"github.com/capstan-io/capstan/endpoints/warning"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // readBody reads a request body up to the scope's limit: 413 past it.

@@ -24,8 +24,8 @@ import (
 
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/audit"
-	"github.com/capstan-io/capstan/endpoints/warning"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // patchTypes are the patch media types served, in kube's order; apply is

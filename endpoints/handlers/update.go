@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-io/capstan/admission"
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/request"
 )
 
 // Update serves PUT of one object.

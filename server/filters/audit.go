@@ -16,7 +16,7 @@ import (
 
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 // WithAuditID gives every request an audit ID, the client's Audit-ID

@@ -15,7 +15,7 @@ import (
 	"github.com/capstan-io/capstan/apis/scheme"
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/audit/backend"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 type discard struct{ io.Writer }

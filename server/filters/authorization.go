@@ -7,7 +7,7 @@ import (
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 // The audit annotations of the authorization decision.

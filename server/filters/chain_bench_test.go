@@ -11,8 +11,8 @@ import (
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/flowcontrol"
+	"github.com/capstan-io/capstan/request"
 )
 
 // benchWriter is a ResponseWriter that a benchmark reuses.

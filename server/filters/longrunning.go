@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 // WithLongRunningStop ends long-running requests (watches) when stop is

@@ -9,8 +9,8 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 
 	"github.com/capstan-io/capstan/authn"
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/flowcontrol"
+	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/storage"
 )
 

@@ -3,7 +3,7 @@ package filters
 import (
 	"net/http"
 
-	"github.com/capstan-io/capstan/endpoints/request"
+	"github.com/capstan-io/capstan/request"
 )
 
 // WithRequestInfo parses the request's path into a request.Info that later

@@ -9,8 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/capstan-io/capstan/endpoints/request"
-	"github.com/capstan-io/capstan/endpoints/warning"
+	"github.com/capstan-io/capstan/request"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // LongRunning reports whether a request may outlive the request timeout:

@@ -3,12 +3,12 @@ package filters
 import (
 	"net/http"
 
-	"github.com/capstan-io/capstan/endpoints/warning"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // WithWarningRecorder lets everything that serves the request, storage
 // and the CRD and aggregation handlers included, raise Warning headers
-// through its context (endpoints/warning). It runs inside the timeout
+// through its context (package warning). It runs inside the timeout
 // filter, whose writer holds the headers until the response is written;
 // the timeout filter sets the recorder up on its own copy of the request
 // already, so this one copies the request only for requests the timeout

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capstan-io/capstan/endpoints/request"
-	"github.com/capstan-io/capstan/endpoints/warning"
+	"github.com/capstan-io/capstan/request"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // TestWarningRecorder checks that a warning the handler raises through

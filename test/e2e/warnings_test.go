@@ -97,7 +97,7 @@ func TestWarnings(t *testing.T) {
 }
 
 // TestWarningsBounded: a request that raises more than 4 KiB of warnings
-// gets them cut as kube-apiserver cuts them (see endpoints/warning).
+// gets them cut as kube-apiserver cuts them (see package warning).
 func TestWarningsBounded(t *testing.T) {
 	e := start(t)
 	ns := e.namespace(t)

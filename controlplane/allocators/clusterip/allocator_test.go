@@ -18,8 +18,8 @@ import (
 
 	"github.com/capstan-io/capstan/apis/core"
 	"github.com/capstan-io/capstan/apis/networking"
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/request"
 )
 
 func TestRange(t *testing.T) {

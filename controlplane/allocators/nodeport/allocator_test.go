@@ -18,8 +18,8 @@ import (
 
 	"github.com/capstan-io/capstan/apis/core"
 	"github.com/capstan-io/capstan/apis/scheme"
-	"github.com/capstan-io/capstan/endpoints/request"
 	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/storage"
 	"github.com/capstan-io/capstan/storage/embedded/embeddedtest"
 	"github.com/capstan-io/capstan/storage/etcd3"

@@ -1,4 +1,4 @@
-package controlplane
+package storagefactory
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // is not one of the caches readiness waits for (kube's caches of custom
 // resources are not either); until it has filled, its reads go to etcd.
 // Before RunCaches, or after its context ended, there is no cache.
-func (f *StorageFactory) NewServed(spec StorageSpec) (st storage.Interface, stop func(), err error) {
+func (f *Factory) NewServed(spec Spec) (st storage.Interface, stop func(), err error) {
 	f.mu.Lock()
 	running := f.running
 	f.mu.Unlock()

@@ -1,4 +1,4 @@
-package controlplane
+package storagefactory
 
 import (
 	"context"
@@ -107,14 +107,14 @@ func (o *objectCounts) statsAt(group, resource string, now time.Time) (count, av
 
 // ObjectStats tells the stored objects of a resource, for API Priority
 // and Fairness.
-func (f *StorageFactory) ObjectStats(group, resource string) (count, averageSize int64, ok bool) {
+func (f *Factory) ObjectStats(group, resource string) (count, averageSize int64, ok bool) {
 	return f.counts.ObjectStats(group, resource)
 }
 
 // RunObjectCounts reads every storage's stats now and then every
 // CountPollPeriod until ctx is done; a period of 0 reads none, so lists
 // cost the minimum, as kube.
-func (f *StorageFactory) RunObjectCounts(ctx context.Context) {
+func (f *Factory) RunObjectCounts(ctx context.Context) {
 	period := f.CountPollPeriod
 	if period <= 0 {
 		return

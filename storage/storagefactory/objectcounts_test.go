@@ -1,4 +1,4 @@
-package controlplane
+package storagefactory
 
 import (
 	"context"
