@@ -2,6 +2,13 @@
 // chain. It serves apiextensions.k8s.io/v1 CustomResourceDefinitions and,
 // for every established CRD, the custom resources it defines, installed and
 // removed while the server runs.
+//
+// Custom resource requests are routed dynamically (handler.go); a CRD's
+// stores are built lazily on its first request (serving.go), stored as JSON
+// at the storage version (codec.go) behind a watch cache per served version
+// (none for versions a webhook converts), which runs until the CRD changes
+// or goes. Established CRDs are listed in discovery and OpenAPI, whose
+// models are made only when a document needs them.
 package apiextensions
 
 import (

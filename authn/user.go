@@ -1,5 +1,12 @@
 // Package authn authenticates requests: it turns the credentials a request
 // carries (a client certificate, a token, nothing at all) into a User.
+//
+// The authenticators are kube's: front-proxy request headers, x509 client
+// certificates (a certificate's user remembered, weakly, until the chain's
+// first expiry), static tokens, service account JWTs bound and
+// secret-based, bootstrap tokens, a TokenReview webhook and anonymous,
+// joined in unions, with a cache of token results. It also signs
+// TokenRequests and serves the OIDC discovery documents.
 package authn
 
 import "context"

@@ -2,6 +2,11 @@
 // watches FlowSchemas and PriorityLevelConfigurations, computes each
 // level's concurrency limit from the server's, and classifies each request
 // into a flow of a level whose queue set (package fairqueuing) admits it.
+//
+// Width estimates count a list's objects (storagefactory's object counts)
+// and give a write the watches that follow it as final seats; requests
+// that wait too long or find their queue full get 429 with Retry-After;
+// /debug/api_priority_and_fairness dumps the state.
 package flowcontrol
 
 import (

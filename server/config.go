@@ -2,6 +2,13 @@
 // of API and non-API paths, delegation to the next server in the chain,
 // post-start and pre-shutdown hooks, health checks, TLS serving and
 // graceful shutdown. The aggregator, kube and CRD servers are each one of it.
+//
+// HTTP/2 is served by x/net's server with kube's limits (100 streams per
+// connection) and its random write scheduler, which looks only at streams
+// with frames to write, where net/http's round robin scans every idle
+// watch per frame; DATA frames are cut so that a frame and its header fill
+// one TLS record. The in-process loopback client's handlers run on kept
+// worker goroutines (filters.Workers), as the timeout filter's do.
 package server
 
 import (

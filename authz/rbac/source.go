@@ -2,6 +2,9 @@
 // allowed when a rule of a Role or ClusterRole bound to its user (by name,
 // group or service account) matches it. It also holds the escalation check
 // of the RBAC registry: nobody may grant permissions they do not hold.
+//
+// The authorizer reads the registry until its informers, started once the
+// bootstrap policy is written, have synced; they do not hold /readyz.
 package rbac
 
 import (

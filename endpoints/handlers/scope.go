@@ -1,6 +1,20 @@
 // Package handlers serves the verbs of one resource: get, list, watch,
 // create, update, patch, delete and deletecollection. Each handler decodes
 // and checks the request, calls the REST storage and writes the answer.
+//
+// Responses encode into pooled buffers. Lists from the watch cache are
+// written item by item from its objects (JSON, protobuf and metadata forms,
+// byte for byte the codec's encoding of the whole list): protobuf items are
+// the cache's stored messages as they are when the stored version is the
+// response's, and from a cache that keeps objects decoded, protobuf lists of
+// up to 1,000 items reuse each object's encoding (weakly keyed by the
+// object, 32 MiB at most). A watch event of a shared object is framed once
+// per encoding and event type and written by every watch in one write; a
+// protobuf WatchList's initial events are framed straight around the
+// cache's stored bytes (storage.ProtobufEnvelope); a watch that falls
+// behind writes its events in batches and flushes once it has caught up.
+// A deletecollection's answer, the objects it deleted, is written like a
+// list (rest.ResponseCollectionDeleter).
 package handlers
 
 import (

@@ -13,6 +13,29 @@
 // cache never serves stale data where the API promises fresh data.
 // Concurrent consistent reads share their reads of the backend's revision
 // (revisionBatcher). Writes and Count go to the backend.
+//
+// The history keeps a snapshot every 64 events and one when a list asks at
+// the latest revision; a list at another revision rebuilds the state from
+// the nearest snapshot before it and keeps it on that event. The state
+// keeps each object of a built-in resource encoded (protobuf at its
+// in-memory version) and decodes it when read, readers sharing one
+// decoding held weakly until the next garbage collection (custom resources
+// stay decoded); next to it, its labels and selectable fields, computed
+// once with the registry's attribute function, so that lists, initial
+// events and watch events whose predicate is the registry's select on them
+// and decode only what they select.
+//
+// A watcher that keeps up gets each event from the cache's goroutine
+// straight into its result channel; its own goroutine sends the initial
+// events and any backlog. The cache watches etcd on a gRPC stream of its
+// own, so that etcd's progress notifications never run ahead of its events.
+// A consistent GET does not wait: it is served if the cache has that
+// revision already, else from etcd, and while the cache is known to be
+// behind (a write through it, or a read that saw a newer revision) GETs go
+// straight to etcd. A GET answers with the object's shared, defaulted form
+// (GetShared); the list handler takes the cached objects themselves
+// (ListOptions.SharedItems) and in-process callers get deep copies; an
+// event's object is shared by the watches that allow it.
 package cache
 
 import (

@@ -1,6 +1,10 @@
 // Package etcd3 implements storage.Interface on etcd v3, with the key
 // layout, value encoding and resourceVersion semantics of kube-apiserver,
 // so that capstan and kube-apiserver can read each other's data.
+//
+// Stats tells a store's key count and the average stored size of the
+// values it read; storagefactory reads them every
+// --etcd-count-metric-poll-period for APF's estimate of lists.
 package etcd3
 
 import (

@@ -1,6 +1,10 @@
 // Package storagecodec builds the codecs that turn objects into the bytes
 // stored in etcd and back, in the formats kube-apiserver writes, so that
 // either server reads what the other wrote.
+//
+// Objects decoded from etcd get their strategy's defaults (WithDefaults).
+// JSON values (custom resources, CRDs older capstans wrote) find apiVersion
+// and kind by a scan of the top-level keys before the one full decode.
 package storagecodec
 
 import (
