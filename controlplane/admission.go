@@ -75,4 +75,6 @@ func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("CertificateApproval", constant(certificates.NewApproval(c.Generic.Authorization)))
 	r.Register("CertificateSigning", constant(certificates.NewSigning(c.Generic.Authorization)))
 	r.Register("CertificateSubjectRestriction", constant(certificates.SubjectRestriction{}))
+	r.Register("MutatingAdmissionWebhook", c.webhookPlugin(d, true))
+	r.Register("ValidatingAdmissionWebhook", c.webhookPlugin(d, false))
 }

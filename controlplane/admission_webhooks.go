@@ -11,33 +11,45 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/capstan-io/capstan/admission/plugins"
 	"github.com/capstan-io/capstan/admission/webhook"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server"
 )
 
-// installWebhooks adds the MutatingAdmissionWebhook and
-// ValidatingAdmissionWebhook plugins, after the built-in plugins as kube
-// orders them, and the hook that lists and watches their configurations.
-func (c Config) installWebhooks(s *server.Server, core builtGroup) {
-	source := webhook.NewSource(clusterIPResolver(core.stores["services"]))
-	namespaces := namespaceGetter(core.stores["namespaces"])
-	getNamespace := func(ctx context.Context, name string) (*corev1.Namespace, error) { return namespaces(ctx, name) }
-	s.AddAdmissionPlugin(webhook.NewMutating(source, getNamespace))
-	s.AddAdmissionPlugin(webhook.NewValidating(source, getNamespace))
-	s.AddPostStartHook("start-admission-webhook-configurations", func(hc server.HookContext) error {
-		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
+// webhookPlugin is the factory of MutatingAdmissionWebhook (mutating) or
+// ValidatingAdmissionWebhook: its configuration is a WebhookAdmission,
+// whose kubeconfig gives the webhooks' client credentials. The plugin's
+// configurations are listed and watched by a post-start hook.
+func (c Config) webhookPlugin(d admissionDeps, mutating bool) plugins.Factory {
+	return func(config []byte) (any, error) {
+		creds, err := webhook.LoadCredentials(config)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		go func() {
-			if err := source.Run(hc, client); err != nil && hc.Err() == nil {
-				c.Logger.Error("admission webhook configurations", "err", err)
+		source := webhook.NewSource(mutating, clusterIPResolver(d.store("", "services")), creds)
+		namespaces := namespaceGetter(d.store("", "namespaces"))
+		getNamespace := func(ctx context.Context, name string) (*corev1.Namespace, error) { return namespaces(ctx, name) }
+		kind := "validating"
+		var plugin any = webhook.NewValidating(source, getNamespace)
+		if mutating {
+			kind, plugin = "mutating", webhook.NewMutating(source, getNamespace)
+		}
+		d.server.AddPostStartHook("start-"+kind+"-admission-webhook-configurations", func(hc server.HookContext) error {
+			client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
+			if err != nil {
+				return err
 			}
-		}()
-		return nil
-	})
+			go func() {
+				if err := source.Run(hc, client); err != nil && hc.Err() == nil {
+					c.Logger.Error("admission webhook configurations", "kind", kind, "err", err)
+				}
+			}()
+			return nil
+		})
+		return plugin, nil
+	}
 }
 
 // clusterIPResolver resolves a webhook's Service as kube does by default:

@@ -128,9 +128,6 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		return nil, err
 	}
 	c.installPriorityClasses(s)
-	// kube runs the webhooks after its built-in plugins (until they are
-	// registered in the admission registry).
-	c.installWebhooks(s, core)
 	s.AddPostStartHook("start-watch-caches", func(hc server.HookContext) error {
 		c.Storage.RunCaches(hc)
 		return nil

@@ -89,6 +89,11 @@ func post(ctx context.Context, c *client, body []byte) ([]byte, error) {
 	}
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json, */*")
+	if a := c.auth; a != nil && a.token != "" {
+		r.Header.Set("Authorization", "Bearer "+a.token)
+	} else if a != nil && (a.username != "" || a.password != "") {
+		r.SetBasicAuth(a.username, a.password)
+	}
 	resp, err := c.http.Do(r)
 	if err != nil {
 		return nil, err

@@ -29,12 +29,14 @@ type client struct {
 	base    *url.URL // the webhook's URL; for a service, https://name.namespace.svc:port/path
 	service bool
 	key     string // its clientConfig, as clients knows it
+	auth    *auth  // the credentials of the WebhookAdmission kubeconfig
 }
 
 // clients hands out clients by clientConfig, so that a configuration's
 // new generation keeps the connections of its unchanged webhooks.
 type clients struct {
 	resolve ServiceResolver
+	creds   *Credentials
 	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	mu    sync.Mutex // guards the fields below
@@ -42,9 +44,9 @@ type clients struct {
 	used  map[string]bool // the keys the last rebuild used
 }
 
-func newClients(resolve ServiceResolver) *clients {
+func newClients(resolve ServiceResolver, creds *Credentials) *clients {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	return &clients{resolve: resolve, dial: d.DialContext, byKey: map[string]*client{}, used: map[string]bool{}}
+	return &clients{resolve: resolve, creds: creds, dial: d.DialContext, byKey: map[string]*client{}, used: map[string]bool{}}
 }
 
 func (cs *clients) get(cc arv1.WebhookClientConfig) (*client, error) {
@@ -115,6 +117,9 @@ func (cs *clients) newClient(cc arv1.WebhookClientConfig) (*client, error) {
 		}
 		c.base, c.service = &url.URL{Scheme: "https", Host: host, Path: path}, true
 		tlsConfig.ServerName = serverName
+		if err := cs.authenticate(c, tlsConfig, host); err != nil {
+			return nil, err
+		}
 		// A service is reached over HTTP/1.1 at the address the resolver
 		// gives for its name, as kube dials it.
 		ns, name := cc.Service.Namespace, cc.Service.Name
@@ -138,9 +143,29 @@ func (cs *clients) newClient(cc arv1.WebhookClientConfig) (*client, error) {
 		return nil, fmt.Errorf("Unparsable URL: %w", err)
 	}
 	c.base = u
+	target := u.Host
+	if u.Port() == "" {
+		target = net.JoinHostPort(u.Hostname(), "443")
+	}
+	if err := cs.authenticate(c, tlsConfig, target); err != nil {
+		return nil, err
+	}
 	// Like kube, HTTP/2 only to a webhook on this machine.
 	transport.ForceAttemptHTTP2 = isLocalHost(u)
 	return c, nil
+}
+
+// authenticate gives c the credentials of target's kubeconfig user.
+func (cs *clients) authenticate(c *client, tlsConfig *tls.Config, target string) error {
+	a, err := authOf(cs.creds.user(target))
+	if err != nil {
+		return err
+	}
+	if a.certificate != nil {
+		tlsConfig.Certificates = []tls.Certificate{*a.certificate}
+	}
+	c.auth = a
+	return nil
 }
 
 func isLocalHost(u *url.URL) bool {

@@ -38,7 +38,7 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 	if exempt(a) {
 		return nil
 	}
-	hooks, err := m.source.hooks(ctx, a, true)
+	hooks, err := m.source.current(ctx, a)
 	if err != nil || len(hooks) == 0 {
 		return err
 	}

@@ -74,7 +74,7 @@ func (v *Validating) Validate(ctx context.Context, a *admission.Attributes) erro
 	if exempt(a) {
 		return nil
 	}
-	hooks, err := v.source.hooks(ctx, a, false)
+	hooks, err := v.source.current(ctx, a)
 	if err != nil || len(hooks) == 0 {
 		return err
 	}

@@ -26,13 +26,13 @@ const readyWait = 10 * time.Second
 // version of the configuration, in kube's order: configurations by name,
 // webhooks as each lists them.
 type Source struct {
-	clients *clients
-	synced  chan struct{}
+	clients  *clients
+	mutating bool // of MutatingWebhookConfigurations, else of validating ones
+	synced   chan struct{}
 
-	mu         sync.RWMutex // guards the fields below
-	validating []*hook
-	mutating   []*hook
-	compiled   map[types.UID]compiledConfig
+	mu       sync.RWMutex // guards the fields below
+	hooks    []*hook
+	compiled map[types.UID]compiledConfig
 }
 
 type compiledConfig struct {
@@ -40,33 +40,42 @@ type compiledConfig struct {
 	hooks           []*hook
 }
 
-// NewSource returns a source whose services resolve with resolve.
-func NewSource(resolve ServiceResolver) *Source {
-	return &Source{clients: newClients(resolve), synced: make(chan struct{}), compiled: map[types.UID]compiledConfig{}}
+// NewSource returns a source of the mutating or the validating
+// configurations, whose services resolve with resolve and whose calls
+// carry creds.
+func NewSource(mutating bool, resolve ServiceResolver, creds *Credentials) *Source {
+	return &Source{clients: newClients(resolve, creds), mutating: mutating, synced: make(chan struct{}),
+		compiled: map[types.UID]compiledConfig{}}
 }
 
 // Run lists and watches the configurations through client until ctx ends.
 func (s *Source) Run(ctx context.Context, client kubernetes.Interface) error {
 	factory := informers.NewSharedInformerFactory(client, 0)
-	vwc := factory.Admissionregistration().V1().ValidatingWebhookConfigurations()
-	mwc := factory.Admissionregistration().V1().MutatingWebhookConfigurations()
+	var informer cache.SharedIndexInformer
+	var list func() []config
+	if s.mutating {
+		i := factory.Admissionregistration().V1().MutatingWebhookConfigurations()
+		informer, list = i.Informer(), func() []config { cs, _ := i.Lister().List(labels.Everything()); return mutatingConfigs(cs) }
+	} else {
+		i := factory.Admissionregistration().V1().ValidatingWebhookConfigurations()
+		informer, list = i.Informer(), func() []config { cs, _ := i.Lister().List(labels.Everything()); return validatingConfigs(cs) }
+	}
+	// One rebuild at a time, of the lister's whole state: events may come
+	// faster than rebuilds, and only the last state matters.
 	var rebuild sync.Mutex
 	changed := func(any) {
 		rebuild.Lock()
 		defer rebuild.Unlock()
-		s.rebuild(vwc.Lister().List, mwc.Lister().List)
+		s.rebuild(list())
 	}
 	handler := cache.ResourceEventHandlerFuncs{AddFunc: changed, UpdateFunc: func(_, o any) { changed(o) }, DeleteFunc: changed}
-	if _, err := vwc.Informer().AddEventHandler(handler); err != nil {
-		return err
-	}
-	if _, err := mwc.Informer().AddEventHandler(handler); err != nil {
+	if _, err := informer.AddEventHandler(handler); err != nil {
 		return err
 	}
 	factory.Start(ctx.Done())
 	for _, ok := range factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
-			return errors.New("webhook configurations: informers did not sync")
+			return errors.New("webhook configurations: informer did not sync")
 		}
 	}
 	changed(nil)
@@ -74,58 +83,72 @@ func (s *Source) Run(ctx context.Context, client kubernetes.Interface) error {
 	return nil
 }
 
-func (s *Source) rebuild(listV func(labels.Selector) ([]*arv1.ValidatingWebhookConfiguration, error),
-	listM func(labels.Selector) ([]*arv1.MutatingWebhookConfiguration, error)) {
-	vs, _ := listV(labels.Everything())
-	ms, _ := listM(labels.Everything())
-	sort.Slice(vs, func(i, j int) bool { return vs[i].Name < vs[j].Name })
-	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
+// config is a configuration of either kind, its webhooks not compiled yet.
+type config struct {
+	name, resourceVersion string
+	uid                   types.UID
+	compile               func(*clients) []*hook
+}
+
+func validatingConfigs(cs []*arv1.ValidatingWebhookConfiguration) []config {
+	out := make([]config, len(cs))
+	for i, c := range cs {
+		out[i] = config{c.Name, c.ResourceVersion, c.UID, func(cl *clients) []*hook {
+			hooks := make([]*hook, len(c.Webhooks))
+			for j := range c.Webhooks {
+				hooks[j] = compileHook(c.Name, validatingSpec(&c.Webhooks[j]), cl)
+			}
+			return hooks
+		}}
+	}
+	return out
+}
+
+func mutatingConfigs(cs []*arv1.MutatingWebhookConfiguration) []config {
+	out := make([]config, len(cs))
+	for i, c := range cs {
+		out[i] = config{c.Name, c.ResourceVersion, c.UID, func(cl *clients) []*hook {
+			hooks := make([]*hook, len(c.Webhooks))
+			for j := range c.Webhooks {
+				h := &c.Webhooks[j]
+				hooks[j] = compileHook(c.Name, mutatingSpec(h), cl)
+				hooks[j].reinvoke = h.ReinvocationPolicy != nil && *h.ReinvocationPolicy == arv1.IfNeededReinvocationPolicy
+			}
+			return hooks
+		}}
+	}
+	return out
+}
+
+// rebuild makes the hook list of configs, in kube's order (configurations
+// by name), compiling only the configurations that changed.
+func (s *Source) rebuild(configs []config) {
+	sort.Slice(configs, func(i, j int) bool { return configs[i].name < configs[j].name })
 	s.mu.RLock()
 	old := s.compiled
 	s.mu.RUnlock()
-	compiled := map[types.UID]compiledConfig{}
-	keep := func(uid types.UID, rv string, compile func() []*hook) []*hook {
-		c, ok := old[uid]
-		if !ok || c.resourceVersion != rv {
-			c = compiledConfig{resourceVersion: rv, hooks: compile()}
+	compiled := make(map[types.UID]compiledConfig, len(configs))
+	var hooks []*hook
+	for _, c := range configs {
+		cc, ok := old[c.uid]
+		if !ok || cc.resourceVersion != c.resourceVersion {
+			cc = compiledConfig{resourceVersion: c.resourceVersion, hooks: c.compile(s.clients)}
 		} else {
-			// Unchanged: its clients stay in use.
-			for _, h := range c.hooks {
+			for _, h := range cc.hooks {
 				s.clients.keep(h.client)
 			}
 		}
-		compiled[uid] = c
-		return c.hooks
-	}
-	var validating, mutating []*hook
-	for _, c := range vs {
-		validating = append(validating, keep(c.UID, c.ResourceVersion, func() []*hook {
-			out := make([]*hook, len(c.Webhooks))
-			for i := range c.Webhooks {
-				out[i] = compileHook(c.Name, validatingSpec(&c.Webhooks[i]), s.clients)
-			}
-			return out
-		})...)
-	}
-	for _, c := range ms {
-		mutating = append(mutating, keep(c.UID, c.ResourceVersion, func() []*hook {
-			out := make([]*hook, len(c.Webhooks))
-			for i := range c.Webhooks {
-				h := &c.Webhooks[i]
-				out[i] = compileHook(c.Name, mutatingSpec(h), s.clients)
-				out[i].reinvoke = h.ReinvocationPolicy != nil && *h.ReinvocationPolicy == arv1.IfNeededReinvocationPolicy
-			}
-			return out
-		})...)
+		compiled[c.uid] = cc
+		hooks = append(hooks, cc.hooks...)
 	}
 	s.mu.Lock()
-	s.validating, s.mutating, s.compiled = validating, mutating, compiled
+	s.hooks, s.compiled = hooks, compiled
 	s.mu.Unlock()
 	s.clients.sweep()
 }
 
-// hooks returns the current webhooks, waiting a while for the first list.
-func (s *Source) hooks(ctx context.Context, a *admission.Attributes, mutating bool) ([]*hook, error) {
+// current returns the webhooks, waiting a while for the first list.
+func (s *Source) current(ctx context.Context, a *admission.Attributes) ([]*hook, error) {
 	select {
 	case <-s.synced:
 	default:
@@ -134,15 +157,16 @@ func (s *Source) hooks(ctx context.Context, a *admission.Attributes, mutating bo
 		select {
 		case <-s.synced:
 		case <-t.C:
-			return nil, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, errors.New("not yet ready to handle request"))
+			return nil, notReady(a)
 		case <-ctx.Done():
-			return nil, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, errors.New("not yet ready to handle request"))
+			return nil, notReady(a)
 		}
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if mutating {
-		return s.mutating, nil
-	}
-	return s.validating, nil
+	return s.hooks, nil
+}
+
+func notReady(a *admission.Attributes) error {
+	return apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, errors.New("not yet ready to handle request"))
 }

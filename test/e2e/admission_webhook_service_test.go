@@ -13,7 +13,9 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,5 +94,47 @@ func TestAdmissionWebhookService(t *testing.T) {
 	wantStatus(t, last, http.StatusBadRequest, "", `admission webhook "svc.example.com" denied the request: via service`)
 	if p := <-paths; p != "/validate/here" {
 		t.Errorf("path %q", p)
+	}
+}
+
+// TestAdmissionWebhookCredentials: webhooks are called with the client
+// credentials of the kubeconfig the --admission-control-config-file's
+// WebhookAdmission names, the user chosen by the webhook's host.
+func TestAdmissionWebhookCredentials(t *testing.T) {
+	dir := t.TempDir()
+	wh := newAdmissionWebhook(t)
+	auths := make(chan string, 100)
+	url := wh.handle("/creds", func(w http.ResponseWriter, r *http.Request, review *admissionv1.AdmissionReview) {
+		select {
+		case auths <- r.Header.Get("Authorization"):
+		default:
+		}
+		allow(w, review, &admissionv1.AdmissionResponse{Result: &metav1.Status{Message: "seen"}})
+	})
+	host := strings.TrimPrefix(wh.srv.URL, "https://")
+	kubeconfig := filepath.Join(dir, "webhooks.kubeconfig")
+	writeFile(t, kubeconfig, []byte("apiVersion: v1\nkind: Config\nusers:\n- name: '*'\n  user: {token: other}\n- name: '"+host+"'\n  user: {token: s3cret}\n"))
+	admissionConfig := filepath.Join(dir, "admission.yaml")
+	writeFile(t, admissionConfig, []byte(`apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ValidatingAdmissionWebhook
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: WebhookAdmissionConfiguration
+    kubeConfigFile: `+kubeconfig+"\n"))
+	e := start(t, "--admission-control-config-file", admissionConfig)
+	ns := e.labeledNamespace(t, "creds")
+	vwc := &arv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: unique("creds")},
+		Webhooks: []arv1.ValidatingWebhook{validatingHook("creds.example.com", url, wh.caBundle, "creds")}}
+	if _, err := e.c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx(t), vwc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "webhook called", func(ctx2 context.Context) (bool, error) {
+		_, err := e.c.CoreV1().ConfigMaps(ns).Create(ctx2, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "x-"}}, metav1.CreateOptions{})
+		return err != nil, nil
+	})
+	if got := <-auths; got != "Bearer s3cret" {
+		t.Errorf("Authorization %q, want the token of the webhook's host", got)
 	}
 }
