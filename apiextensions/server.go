@@ -89,16 +89,16 @@ func (c Config) New(delegate *server.Server) (*Server, error) {
 }
 
 // crdStore is the REST storage of customresourcedefinitions. CRDs are
-// stored as kube stores them: protobuf in the "k8s\x00" envelope at v1.
-// Values older capstans wrote as JSON are still read (the storage codec
-// recognizes either), and each is rewritten as protobuf by its next write.
+// stored as kube-apiserver stores them (crdCodec: JSON at v1beta1), so that
+// either server reads what the other wrote; values earlier capstans wrote
+// (v1, as JSON or protobuf) are read too and rewritten by their next write.
 func (c Config) crdStore() (*registry.Store, error) {
 	gr := apiextv1.Resource("customresourcedefinitions")
 	newFunc := func() runtime.Object { return &apiextv1.CustomResourceDefinition{} }
 	newList := func() runtime.Object { return &apiextv1.CustomResourceDefinitionList{} }
 	st, err := c.Storage.New(storagefactory.Spec{
 		Resource: gr, KeyPrefix: "/" + gr.Group + "/" + gr.Resource,
-		StorageVersion: apiextv1.SchemeGroupVersion, New: newFunc, NewList: newList,
+		StorageVersion: apiextv1.SchemeGroupVersion, New: newFunc, NewList: newList, Codec: newCRDCodec(),
 		Defaults: crdStrategy{}.Default,
 	})
 	if err != nil {

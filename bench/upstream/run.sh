@@ -11,6 +11,8 @@
 #   APF           --enable-priority-and-fairness               (default true)
 #   SECURE_PORT   kube-apiserver port                          (default: a free one)
 #   ETCD_PORT     etcd client port                             (default: a free one)
+#   USE_ETCD      client URL of an etcd already running: start none (a second
+#                 kube-apiserver on the etcd of an earlier run)
 #   NICE          niceness for both servers                    (default 0)
 #   BUILD         1: always rebuild; 0: never build            (default: only if stale)
 #   ETCD_ARGS     extra etcd flags (e.g. "--unsafe-no-fsync")
@@ -139,35 +141,43 @@ EOF
 chmod 600 "$KUBECONFIG_FILE"
 
 # --- etcd -----------------------------------------------------------------------
-ETCD_URL="http://127.0.0.1:$ETCD_PORT"
-PEER_URL="http://127.0.0.1:$ETCD_PEER_PORT"
-# shellcheck disable=SC2086
-nohup nice -n "$NICE" "$BIN/etcd" \
-  --name upstream-bench \
-  --data-dir "$OUT/etcd-data" \
-  --listen-client-urls "$ETCD_URL" --advertise-client-urls "$ETCD_URL" \
-  --listen-peer-urls "$PEER_URL" --initial-advertise-peer-urls "$PEER_URL" \
-  --initial-cluster "upstream-bench=$PEER_URL" --initial-cluster-state new \
-  --log-level warn \
-  ${ETCD_ARGS:-} \
-  > "$OUT/etcd.log" 2>&1 < /dev/null &
-ETCD_PID=$!
-echo "ETCD_PID=$ETCD_PID" > "$OUT/pids"
+if [[ -n "${USE_ETCD:-}" ]]; then
+  ETCD_URL="$USE_ETCD"
+  ETCD_PID=""
+  echo "ETCD_PID=" > "$OUT/pids"
+  trap 'log "start failed; logs in $OUT (kube-apiserver.log)"; [[ -n "${APISERVER_PID:-}" ]] && kill "$APISERVER_PID" 2>/dev/null || true' ERR
+  curl -fsS --max-time 2 "$ETCD_URL/health" 2>/dev/null | grep -q '"health":"true"' || die "etcd at $ETCD_URL is not healthy"
+else
+  ETCD_URL="http://127.0.0.1:$ETCD_PORT"
+  PEER_URL="http://127.0.0.1:$ETCD_PEER_PORT"
+  # shellcheck disable=SC2086
+  nohup nice -n "$NICE" "$BIN/etcd" \
+    --name upstream-bench \
+    --data-dir "$OUT/etcd-data" \
+    --listen-client-urls "$ETCD_URL" --advertise-client-urls "$ETCD_URL" \
+    --listen-peer-urls "$PEER_URL" --initial-advertise-peer-urls "$PEER_URL" \
+    --initial-cluster "upstream-bench=$PEER_URL" --initial-cluster-state new \
+    --log-level warn \
+    ${ETCD_ARGS:-} \
+    > "$OUT/etcd.log" 2>&1 < /dev/null &
+  ETCD_PID=$!
+  echo "ETCD_PID=$ETCD_PID" > "$OUT/pids"
 
-cleanup_on_error() {
-  log "start failed; logs in $OUT (etcd.log, kube-apiserver.log)"
-  [[ -n "${APISERVER_PID:-}" ]] && kill "$APISERVER_PID" 2>/dev/null || true
-  kill "$ETCD_PID" 2>/dev/null || true
-}
-trap cleanup_on_error ERR
+  cleanup_on_error() {
+    log "start failed; logs in $OUT (etcd.log, kube-apiserver.log)"
+    [[ -n "${APISERVER_PID:-}" ]] && kill "$APISERVER_PID" 2>/dev/null || true
+    kill "$ETCD_PID" 2>/dev/null || true
+  }
+  trap cleanup_on_error ERR
 
-for i in $(seq 1 60); do
-  curl -fsS --max-time 2 "$ETCD_URL/health" 2>/dev/null | grep -q '"health":"true"' && break
-  kill -0 "$ETCD_PID" 2>/dev/null || { tail -20 "$OUT/etcd.log" >&2; false; }
-  [[ $i == 60 ]] && { log "etcd not healthy after 30s"; false; }
-  sleep 0.5
-done
-log "etcd healthy at $ETCD_URL (pid $ETCD_PID)"
+  for i in $(seq 1 60); do
+    curl -fsS --max-time 2 "$ETCD_URL/health" 2>/dev/null | grep -q '"health":"true"' && break
+    kill -0 "$ETCD_PID" 2>/dev/null || { tail -20 "$OUT/etcd.log" >&2; false; }
+    [[ $i == 60 ]] && { log "etcd not healthy after 30s"; false; }
+    sleep 0.5
+  done
+  log "etcd healthy at $ETCD_URL (pid $ETCD_PID)"
+fi
 
 # --- kube-apiserver -------------------------------------------------------------
 # --advertise-address is loopback, so the kubernetes Endpoints cannot be written

@@ -3,18 +3,22 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	applyv1 "k8s.io/apiextensions-apiserver/pkg/client/applyconfiguration/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	crdclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	pbser "k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/metadata"
@@ -29,7 +33,14 @@ const protobufType = "application/vnd.kubernetes.protobuf"
 // Content-Type of every answer it got.
 func (e *env) crdClient(t *testing.T, contentType string) (clientset.Interface, *contentTypes) {
 	t.Helper()
-	cfg := rest.CopyConfig(e.Config)
+	return crdClientset(t, e.Config, contentType)
+}
+
+// crdClientset is an apiextensions clientset for base's server speaking
+// contentType.
+func crdClientset(t *testing.T, base *rest.Config, contentType string) (clientset.Interface, *contentTypes) {
+	t.Helper()
+	cfg := rest.CopyConfig(base)
 	cfg.ContentType = contentType
 	cfg.AcceptContentTypes = contentType
 	seen := &contentTypes{}
@@ -221,22 +232,28 @@ func (e *env) crdViews(t *testing.T, contentType, name string) {
 	}
 }
 
+// kubeCRDPrefix is how kube-apiserver's stored CRDs begin: JSON at
+// apiextensions.k8s.io/v1beta1, the version its apiextensions server
+// still stores although it serves only v1.
+const kubeCRDPrefix = `{"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1beta1",`
+
 // wantKubeStoredCRD checks that the CRD named name is stored as
-// kube-apiserver stores it.
-func (e *env) wantKubeStoredCRD(t *testing.T, name string) {
+// kube-apiserver stores it, and returns it as kube's types read it.
+func (e *env) wantKubeStoredCRD(t *testing.T, name string) *apiextv1beta1.CustomResourceDefinition {
 	t.Helper()
-	raw := e.EtcdValue(t, "/registry/apiextensions.k8s.io/customresourcedefinitions/"+name)
-	if !bytes.HasPrefix(raw, []byte("k8s\x00")) {
-		t.Fatalf("stored CRD is not in kube's protobuf envelope: %.40q", raw)
+	return wantKubeCRDValue(t, name, e.EtcdValue(t, "/registry/apiextensions.k8s.io/customresourcedefinitions/"+name))
+}
+
+func wantKubeCRDValue(t *testing.T, name string, raw []byte) *apiextv1beta1.CustomResourceDefinition {
+	t.Helper()
+	if !bytes.HasPrefix(raw, []byte(kubeCRDPrefix)) || !bytes.HasSuffix(raw, []byte("}\n")) {
+		t.Fatalf("stored CRD %s is not in kube's form: %.100q", name, raw)
 	}
-	unknown := decodeEnvelope(t, raw)
-	if unknown.APIVersion != "apiextensions.k8s.io/v1" || unknown.Kind != "CustomResourceDefinition" {
-		t.Fatalf("stored as %s %s, want apiextensions.k8s.io/v1 CustomResourceDefinition", unknown.APIVersion, unknown.Kind)
-	}
-	var crd apiextv1.CustomResourceDefinition
-	if err := crd.Unmarshal(unknown.Raw); err != nil || crd.Name != name {
+	var crd apiextv1beta1.CustomResourceDefinition
+	if err := json.Unmarshal(raw, &crd); err != nil || crd.Name != name {
 		t.Fatalf("stored CRD = %v, %v", crd.Name, err)
 	}
+	return &crd
 }
 
 // decodeEnvelope reads kube's storage envelope: "k8s\x00", then a
@@ -306,16 +323,24 @@ func wantSeen(t *testing.T, seen *contentTypes, contentType string) {
 	}
 }
 
-// TestCRDStoredAsJSON: a CRD that an older capstan stored as JSON is read
-// (get, list, and served: its custom resources work), and its next write
-// stores it as kube does.
-func TestCRDStoredAsJSON(t *testing.T) {
+// TestCRDStoredAsV1: CRDs that earlier capstans stored at v1, as JSON and
+// as protobuf, are read (get, list, served) without being rewritten, and
+// their next write stores them as kube does.
+func TestCRDStoredAsV1(t *testing.T) {
 	e := start(t)
-	crd := widgetCRD("oldwidgets")
+	for _, format := range []string{"JSON", "protobuf"} {
+		t.Run(format, func(t *testing.T) { e.storedAsV1(t, format) })
+	}
+}
+
+func (e *env) storedAsV1(t *testing.T, format string) {
+	t.Helper()
+	crd := widgetCRD(strings.ToLower(format) + "oldwidgets")
 	crd.TypeMeta = metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"}
-	crd.UID = "8a6d2f0e-3b55-4a8e-9d57-2f8e6f1f3c01"
+	crd.UID = types.UID("8a6d2f0e-3b55-4a8e-9d57-2f8e6f1f3c0" + strconv.Itoa(len(format)))
 	crd.CreationTimestamp = metav1.Now()
-	crd.Spec.Names.Singular, crd.Spec.Names.ListKind = "oldwidget", "OldwidgetList"
+	crd.Spec.Names.Singular = strings.TrimSuffix(crd.Spec.Names.Plural, "s")
+	crd.Spec.Names.ListKind = crd.Spec.Names.Kind + "List"
 	crd.Spec.Conversion = &apiextv1.CustomResourceConversion{Strategy: apiextv1.NoneConverter}
 	// Named and established already, as a running capstan left it: the
 	// controllers have nothing to write.
@@ -328,7 +353,11 @@ func TestCRDStoredAsJSON(t *testing.T) {
 				Message: "the initial names have been accepted", LastTransitionTime: crd.CreationTimestamp},
 		},
 	}
-	old, err := runtime.Encode(scheme.Codecs.LegacyCodec(apiextv1.SchemeGroupVersion), crd)
+	var encoder runtime.Encoder = scheme.Codecs.LegacyCodec(apiextv1.SchemeGroupVersion)
+	if format == "protobuf" {
+		encoder = scheme.Codecs.EncoderForVersion(pbser.NewSerializer(scheme.Scheme, scheme.Scheme), apiextv1.SchemeGroupVersion)
+	}
+	old, err := runtime.Encode(encoder, crd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,11 +368,11 @@ func TestCRDStoredAsJSON(t *testing.T) {
 	c, _ := e.crdClient(t, protobufType)
 	crds := c.ApiextensionsV1().CustomResourceDefinitions()
 	var got *apiextv1.CustomResourceDefinition
-	eventually(t, 30*time.Second, "JSON-stored CRD established", func(c2 context.Context) (bool, error) {
+	eventually(t, 30*time.Second, format+"-stored CRD established", func(c2 context.Context) (bool, error) {
 		got, err = crds.Get(c2, crd.Name, metav1.GetOptions{})
 		return err == nil && hasCRDCondition(got, apiextv1.Established), err
 	})
-	if got.UID != crd.UID || got.Spec.Names.Kind != "Oldwidget" {
+	if got.UID != crd.UID || got.Spec.Names.Kind != crd.Spec.Names.Kind {
 		t.Fatalf("read back %s %s", got.UID, got.Spec.Names.Kind)
 	}
 	if list, err := crds.List(ctx(t), metav1.ListOptions{}); err != nil || !containsCRD(list, crd.Name) {
@@ -356,5 +385,7 @@ func TestCRDStoredAsJSON(t *testing.T) {
 	if _, err := crds.Update(ctx(t), got, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("update: %v", err)
 	}
-	e.wantKubeStoredCRD(t, crd.Name)
+	if stored := e.wantKubeStoredCRD(t, crd.Name); stored.UID != crd.UID || stored.Labels["migrated"] != "yes" {
+		t.Fatalf("rewritten as %s %v", stored.UID, stored.Labels)
+	}
 }
