@@ -32,6 +32,9 @@ type Options struct {
 	Misc           MiscOptions
 	Global         GlobalOptions
 	Capstan        CapstanOptions
+	// Controllers is --controllers (in capstan's section): the in-process
+	// control loops.
+	Controllers ControllersOptions
 }
 
 // NewOptions returns the defaults.
@@ -40,6 +43,7 @@ func NewOptions() *Options {
 		Generic: NewGenericOptions(), Etcd: NewEtcdOptions(), SecureServing: NewServingOptions(), Audit: NewAuditOptions(),
 		Features: NewFeatureOptions(), Authentication: NewAuthenticationOptions(), Authorization: NewAuthorizationOptions(),
 		Logs: NewLogsOptions(), Misc: NewMiscOptions(), Capstan: NewCapstanOptions(),
+		Controllers: NewControllersOptions(),
 	}
 }
 
@@ -63,6 +67,7 @@ func (o *Options) Flags() (fss cliflag.NamedFlagSets) {
 	o.Authentication.ServiceAccounts.AddMiscFlags(fss.FlagSet("misc"))
 	o.Global.AddFlags(fss.FlagSet("global"))
 	o.Capstan.AddFlags(fss.FlagSet("capstan"))
+	o.Controllers.AddFlags(fss.FlagSet("capstan"))
 	return fss
 }
 
@@ -96,7 +101,7 @@ func (o *Options) Validate() error {
 		o.Generic.Validate(), o.Etcd.Validate(), o.SecureServing.Validate(), o.Audit.Validate(),
 		o.Features.Validate(o.Generic), o.Authentication.Validate(), o.Authorization.Validate(),
 		o.APIEnablement.Validate(), o.EgressSelector.Validate(), o.Admission.Validate(), o.Metrics.Validate(), o.Logs.Validate(),
-		o.Traces.Validate(), o.Misc.Validate(), o.Capstan.Validate(),
+		o.Traces.Validate(), o.Misc.Validate(), o.Capstan.Validate(), o.Controllers.Validate(),
 	)
 }
 

@@ -59,6 +59,8 @@ type Config struct {
 	Admission AdmissionConfig
 	// stores builds the built-in groups on Storage. Made by New.
 	stores *storeBuilder
+	// Disabled are the in-process control loops --controllers turns off.
+	Disabled DisabledControllers
 }
 
 // Instance is the kube server.
@@ -149,8 +151,12 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		defer close(c.systemNamespacesDone)
 		return c.ensureSystemNamespaces(hc)
 	})
-	s.AddPostStartHook("start-namespace-controller", c.runNamespaceController)
-	s.AddPostStartHook("start-garbage-collector", c.runGarbageCollector)
+	if c.Disabled.Runs(NamespaceController) {
+		s.AddPostStartHook("start-namespace-controller", c.runNamespaceController)
+	}
+	if c.Disabled.Runs(GarbageCollectorController) {
+		s.AddPostStartHook("start-garbage-collector", c.runGarbageCollector)
+	}
 	s.AddPostStartHook("start-cluster-authentication-info-controller", func(hc server.HookContext) error {
 		// Its ConfigMap lives in kube-system.
 		if err := waitFor(hc, c.systemNamespacesDone); err != nil {

@@ -82,7 +82,9 @@ func (c Config) installAuthorization(s *server.Server) error {
 		h.source.Set(stores.Source())
 	}
 	s.AddPostStartHook("rbac/bootstrap-roles", h.bootstrap)
-	s.AddPostStartHook("start-cluster-role-aggregation-controller", h.runAggregation)
+	if c.Disabled.Runs(ClusterRoleAggregationController) {
+		s.AddPostStartHook("start-cluster-role-aggregation-controller", h.runAggregation)
+	}
 	if c.Authorization != nil && c.Authorization.node != nil {
 		s.AddPostStartHook("start-node-authorizer-informers", nodeGraphHook(c.Authorization.node))
 	}

@@ -1,0 +1,59 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/capstan-io/capstan/controlplane"
+)
+
+func TestControllers(t *testing.T) {
+	all := []string{controlplane.NamespaceController, controlplane.GarbageCollectorController, controlplane.ClusterRoleAggregationController}
+	for _, tc := range []struct {
+		flag     []string
+		disabled []string
+		err      string
+	}{
+		{flag: []string{"*"}},
+		{flag: []string{}, disabled: all},
+		{flag: []string{"-garbagecollector", "*"}, disabled: []string{controlplane.GarbageCollectorController}},
+		{flag: []string{"*", "-namespace-controller", "-clusterrole-aggregation"}, disabled: []string{controlplane.NamespaceController, controlplane.ClusterRoleAggregationController}},
+		{flag: []string{"namespace"}, disabled: []string{controlplane.GarbageCollectorController, controlplane.ClusterRoleAggregationController}},
+		{flag: []string{"namespace", "-namespace", "*"}, disabled: nil},
+		{flag: []string{"-namespace", "namespace", "*"}, disabled: []string{controlplane.NamespaceController}},
+		// kube-controller-manager's other loops may be turned off.
+		{flag: []string{"*", "-bootstrapsigner", "-deployment-controller"}},
+		{flag: []string{"*", "tokencleaner"}, err: `capstan does not run "tokencleaner" in-process`},
+		{flag: []string{"*", "-nope"}, err: `"nope" is not in the list of known controllers`},
+		{flag: []string{"-*"}, err: `"*" is not in the list of known controllers`},
+	} {
+		o := ControllersOptions{Controllers: tc.flag}
+		err := o.Validate()
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%v: error %v, want %q", tc.flag, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v: %v", tc.flag, err)
+			continue
+		}
+		d := o.disabled()
+		for _, name := range all {
+			want := !contains(tc.disabled, name)
+			if d.Runs(name) != want {
+				t.Errorf("%v: %s runs %v, want %v", tc.flag, name, d.Runs(name), want)
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

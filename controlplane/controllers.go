@@ -1,0 +1,25 @@
+package controlplane
+
+// The control loops capstan runs in-process that kube leaves to
+// kube-controller-manager, named as kube-controller-manager names them so
+// that --controllers reads the same on both.
+const (
+	NamespaceController              = "namespace-controller"
+	GarbageCollectorController       = "garbage-collector-controller"
+	ClusterRoleAggregationController = "clusterrole-aggregation-controller"
+)
+
+// InProcessControllers are the loops above, each with the aliases
+// kube-controller-manager accepts for it.
+var InProcessControllers = map[string][]string{
+	NamespaceController:              {"namespace"},
+	GarbageCollectorController:       {"garbagecollector"},
+	ClusterRoleAggregationController: {"clusterrole-aggregation"},
+}
+
+// DisabledControllers names the in-process loops not to run (by their
+// canonical names above); the zero value runs them all.
+type DisabledControllers map[string]bool
+
+// Runs reports whether the loop named name runs.
+func (d DisabledControllers) Runs(name string) bool { return !d[name] }
