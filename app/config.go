@@ -57,6 +57,9 @@ type Config struct {
 	// nil when the file has none (--anonymous-auth then decides).
 	JWTAnonymous *apiserver.AnonymousAuthConfig
 
+	// DisabledControllers are the in-process loops --controllers turns off.
+	DisabledControllers controlplane.DisabledControllers
+
 	// URL is where clients reach the server; Kubeconfig the admin
 	// kubeconfig written for it ("" when capstan did not generate certs).
 	URL        string
@@ -95,7 +98,8 @@ func (c *Config) warmTypes() {
 // NewConfig resolves completed, validated options into a Config: it starts
 // or connects to etcd, ensures certificates and binds the listener.
 func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config, err error) {
-	c := &Config{EventTTL: o.Misc.EventTTL, Logger: logger, PodPolicy: core.PodPolicy{ForbidPrivileged: !o.Misc.AllowPrivileged}}
+	c := &Config{EventTTL: o.Misc.EventTTL, Logger: logger, PodPolicy: core.PodPolicy{ForbidPrivileged: !o.Misc.AllowPrivileged},
+		DisabledControllers: o.Controllers.disabled()}
 	c.warmTypes()
 	defer func() {
 		if err != nil {
@@ -110,8 +114,13 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	if c.Admission, err = o.Admission.config(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.Capstan.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
+	// Only the embedded etcd needs the data dir made here (the PKI makes
+	// its own directories): against --etcd-servers with the certificates
+	// given, as envtest runs kube-apiserver, nothing is written to it.
+	if len(o.Etcd.Servers) == 0 {
+		if err := os.MkdirAll(o.Capstan.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("data dir: %w", err)
+		}
 	}
 	if err := c.startAudit(o); err != nil {
 		return nil, err
