@@ -4,23 +4,21 @@ import (
 	"context"
 	"io"
 	"net"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/capstan-io/capstan/app"
-	"github.com/capstan-io/capstan/storage/etcd3"
+	"github.com/capstan-io/capstan/testserver"
 )
 
 // Server is a capstan started in-process for a test, with its own data dir
-// and embedded etcd, on a free loopback port.
+// and embedded etcd, on a free loopback port: a testserver.Server with the
+// helpers capstan's own tests use.
 type Server struct {
 	DataDir    string
 	Kubeconfig string
@@ -28,11 +26,8 @@ type Server struct {
 	// Config is the admin's client config.
 	Config *rest.Config
 
-	flags     []string
-	cancel    context.CancelFunc
-	done      chan error
-	etcd      *clientv3.Client
-	compactor *etcd3.Compactor
+	flags []string
+	ts    *testserver.Server
 }
 
 // StartServer starts capstan with the given extra flags and waits until
@@ -47,53 +42,11 @@ func StartServer(t testing.TB, flags ...string) *Server {
 
 func (s *Server) start(t testing.TB) {
 	t.Helper()
-	o := app.NewOptions()
-	fs := pflag.NewFlagSet("capstan", pflag.ContinueOnError)
-	o.AddFlags(fs)
-	args := append([]string{"--data-dir", s.DataDir, "--secure-port", "0", "--bind-address", "127.0.0.1", "--unsafe-no-fsync"}, s.flags...)
-	if err := fs.Parse(args); err != nil {
-		t.Fatalf("capstan flags: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel, s.done = cancel, make(chan error, 1)
-	ready := make(chan *app.Config, 1)
-	var out io.Writer = io.Discard
-	if os.Getenv("CAPSTAN_TEST_LOG") != "" {
-		out = os.Stderr
-	}
-	go func() { s.done <- app.Run(ctx, o, out, func(c *app.Config) { ready <- c }) }()
-	select {
-	case c := <-ready:
-		s.Kubeconfig, s.URL, s.etcd, s.compactor = c.Kubeconfig, c.URL, c.EtcdClient(), c.Compactor()
-	case err := <-s.done:
-		t.Fatalf("capstan did not start: %v", err)
-	case <-time.After(time.Minute):
-		t.Fatal("capstan did not start within a minute")
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	ts, err := testserver.StartInDir(s.DataDir, false, s.flags...)
 	if err != nil {
-		t.Fatalf("admin kubeconfig: %v", err)
+		t.Fatal(err)
 	}
-	s.Config = cfg
-	s.waitReady(t)
-}
-
-// waitReady polls /readyz until it passes.
-func (s *Server) waitReady(t testing.TB) {
-	t.Helper()
-	client := s.Client(t)
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		return err == nil, nil
-	})
-	if err != nil {
-		// Say which checks fail, so that a slow start can be told apart
-		// from a hook that never finishes.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		body, verr := client.Discovery().RESTClient().Get().AbsPath("/readyz").Param("verbose", "1").DoRaw(ctx)
-		t.Fatalf("capstan never became ready: %v\n/readyz?verbose: %s %v", err, body, verr)
-	}
+	s.ts, s.Kubeconfig, s.URL, s.Config = ts, ts.KubeconfigFile, ts.URL, ts.Config
 }
 
 // Client returns a clientset for the admin.
@@ -109,18 +62,11 @@ func (s *Server) Client(t testing.TB) kubernetes.Interface {
 // Stop shuts the server down and waits for it. Stopping twice is harmless.
 func (s *Server) Stop(t testing.TB) {
 	t.Helper()
-	if s.cancel == nil {
+	if s.ts == nil {
 		return
 	}
-	s.cancel()
-	s.cancel = nil
-	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Errorf("capstan stopped with an error: %v", err)
-		}
-	case <-time.After(time.Minute):
-		t.Error("capstan did not stop within a minute")
+	if err := s.ts.Stop(); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -131,21 +77,17 @@ func (s *Server) Restart(t testing.TB) {
 	s.start(t)
 }
 
-// CompactEtcd compacts the server's etcd up to its current revision, as the
-// compactor would after an interval, and returns that revision: every
+// CompactEtcd compacts the server's etcd up to its current revision, as
+// the compactor would after an interval, and returns that revision: every
 // resourceVersion older than it is gone from etcd at once, and from the
 // watch caches within a second or so.
 func (s *Server) CompactEtcd(t testing.TB) int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	resp, err := s.etcd.Get(ctx, "compact-probe", clientv3.WithCountOnly())
+	rev, err := s.ts.CompactEtcd(ctx)
 	if err != nil {
-		t.Fatalf("reading etcd's revision: %v", err)
-	}
-	rev := resp.Header.Revision
-	if err := s.compactor.CompactNow(ctx, rev); err != nil {
-		t.Fatalf("compacting etcd to %d: %v", rev, err)
+		t.Fatal(err)
 	}
 	return rev
 }
@@ -155,7 +97,7 @@ func (s *Server) EtcdKeys(t testing.TB) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	resp, err := s.etcd.Get(ctx, "\x00", clientv3.WithFromKey(), clientv3.WithKeysOnly())
+	resp, err := s.ts.EtcdClient().Get(ctx, "\x00", clientv3.WithFromKey(), clientv3.WithKeysOnly())
 	if err != nil {
 		t.Fatalf("listing etcd keys: %v", err)
 	}
@@ -183,7 +125,7 @@ func (s *Server) EtcdValue(t testing.TB, key string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	resp, err := s.etcd.Get(ctx, key)
+	resp, err := s.ts.EtcdClient().Get(ctx, key)
 	if err != nil {
 		t.Fatalf("reading etcd key %s: %v", key, err)
 	}
@@ -198,7 +140,7 @@ func (s *Server) EtcdPut(t testing.TB, key string, value []byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := s.etcd.Put(ctx, key, string(value)); err != nil {
+	if _, err := s.ts.EtcdClient().Put(ctx, key, string(value)); err != nil {
 		t.Fatalf("writing etcd key %s: %v", key, err)
 	}
 }
