@@ -57,9 +57,9 @@ func TestWidgetReconciler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &unstructured.Unstructured{}
-	w.SetGroupVersionKind(widgetGVK)
-	if err := ctrl.NewControllerManagedBy(mgr).For(w).Owns(&corev1.ConfigMap{}).
+	watched := &unstructured.Unstructured{}
+	watched.SetGroupVersionKind(widgetGVK)
+	if err := ctrl.NewControllerManagedBy(mgr).For(watched).Owns(&corev1.ConfigMap{}).
 		Complete(widgetReconciler{mgr.GetClient()}); err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +74,8 @@ func TestWidgetReconciler(t *testing.T) {
 	})
 
 	c := mgr.GetClient()
+	w := &unstructured.Unstructured{}
+	w.SetGroupVersionKind(widgetGVK)
 	w.SetNamespace("default")
 	w.SetName("hello")
 	w.Object["spec"] = map[string]any{"message": "hi"}
