@@ -54,7 +54,7 @@ var layers = []layer{
 	{name: "app", packages: []string{"app/..."},
 		mayImport: []string{"base", "storage", "registry", "access", "apis", "endpoints", "server", "controllers",
 			"crd-server", "kube-server", "aggregator"}},
-	{name: "tools", packages: []string{"internal/testkit", "internal/structure", "loadtest/...", "test/...", "hack/..."},
+	{name: "tools", packages: []string{"testserver", "internal/testkit", "internal/structure", "loadtest/...", "test/...", "hack/..."},
 		mayImport: []string{"base", "storage", "registry", "access", "apis", "endpoints", "server", "controllers",
 			"crd-server", "kube-server", "aggregator", "app"}},
 	{name: "cmd", packages: []string{"cmd/..."},
