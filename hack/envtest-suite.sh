@@ -13,7 +13,8 @@
 #   WORK         scratch directory (default: a new temp dir, kept)
 #   ETCD         an etcd binary to use instead of capstan's (bench/upstream/bin/etcd)
 #   KUBECTL      a kubectl binary (default: built from ./hack/kubectl)
-#   GO_TEST_FLAGS  extra flags for go test (default: -count=1 -timeout 30m)
+#   GO_TEST_FLAGS  flags for go test (default: -count=1 -v -timeout 30m; -v for
+#                  ginkgo's summary of a passing package)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -54,12 +55,12 @@ if [ ! -d "$cr" ]; then
 fi
 
 export KUBEBUILDER_ASSETS=$work/assets
-total_pass=0 total_fail=0 total_skip=0 failed_pkgs=()
+total_pass=0 total_fail=0 total_skip=0 total_tpass=0 total_tfail=0 failed_pkgs=()
 for p in "${packages[@]}"; do
 	log=$work/$(echo "$p" | tr / _).log
 	start=$(date +%s)
 	set +e
-	(cd "$cr" && go test ${GO_TEST_FLAGS:--count=1 -timeout 30m} "./$p" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >"$log"; exit "${PIPESTATUS[0]}")
+	(cd "$cr" && go test ${GO_TEST_FLAGS:--count=1 -v -timeout 30m} "./$p" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >"$log"; exit "${PIPESTATUS[0]}")
 	rc=$?
 	set -e
 	secs=$(( $(date +%s) - start ))
@@ -67,13 +68,18 @@ for p in "${packages[@]}"; do
 	pass=$(echo "$summary" | sed -n 's/.* \([0-9]*\) Passed.*/\1/p'); pass=${pass:-0}
 	fail=$(echo "$summary" | sed -n 's/.* \([0-9]*\) Failed.*/\1/p'); fail=${fail:-0}
 	skip=$(echo "$summary" | sed -n 's/.* \([0-9]*\) Skipped.*/\1/p'); skip=${skip:-0}
+	# Go tests (top-level and subtests) besides ginkgo's specs.
+	tpass=$(grep -cE '^\s*--- PASS' "$log" || true) tfail=$(grep -cE '^\s*--- FAIL' "$log" || true)
 	total_pass=$((total_pass + pass)) total_fail=$((total_fail + fail)) total_skip=$((total_skip + skip))
+	total_tpass=$((total_tpass + tpass)) total_tfail=$((total_tfail + tfail))
 	if [ $rc -ne 0 ]; then
 		failed_pkgs+=("$p")
 	fi
-	printf '%-40s rc=%d %4ds  passed %4d  failed %3d  skipped %3d\n' "$p" "$rc" "$secs" "$pass" "$fail" "$skip"
-	grep -E '^\s*\[FAIL\]|^--- FAIL' "$log" | sed 's/^/    /' | sort -u || true
+	printf '%-36s rc=%d %4ds  specs passed %4d failed %3d skipped %3d; go tests passed %3d failed %3d\n' \
+		"$p" "$rc" "$secs" "$pass" "$fail" "$skip" "$tpass" "$tfail"
+	grep -E '^\s*\[FAIL\]|^\s*--- FAIL' "$log" | sed 's/^/    /' | sort -u || true
 done
-echo "total: passed $total_pass, failed $total_fail, skipped $total_skip; packages failing: ${failed_pkgs[*]:-none}"
+echo "total: specs passed $total_pass, failed $total_fail, skipped $total_skip; go tests passed $total_tpass, failed $total_tfail"
+echo "packages failing: ${failed_pkgs[*]:-none}"
 echo "logs: $work/*.log"
 [ ${#failed_pkgs[@]} -eq 0 ]
