@@ -107,6 +107,7 @@ func (c Config) crdStore() (*registry.Store, error) {
 	return registry.NewStore(registry.StoreConfig{
 		Resource: gr, Kind: "CustomResourceDefinition", New: newFunc, NewList: newList,
 		KeyPrefix: "/" + gr.Group + "/" + gr.Resource, Strategy: crdStrategy{}, Storage: st,
+		Deletion: registry.Deletion(c.Storage.Deletion),
 	}), nil
 }
 

@@ -300,7 +300,7 @@ func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
 	}
 	store := registry.NewStore(registry.StoreConfig{
 		Resource: gr, Kind: names.Kind, New: newFunc, NewList: newList, KeyPrefix: keyPrefix,
-		Strategy: storeStrategy, Storage: st,
+		Strategy: storeStrategy, Storage: st, Deletion: registry.Deletion(vs.h.storage.Deletion),
 	})
 	table, err := customresource.NewTableConvertor(v.AdditionalPrinterColumns)
 	if err != nil {

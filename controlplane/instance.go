@@ -57,6 +57,9 @@ type Config struct {
 	PodPolicy core.PodPolicy
 	// Admission selects and configures the admission plugins.
 	Admission AdmissionConfig
+	// StatefulSetRecreate is kube's StatefulSetRecreateStrategy feature
+	// gate (alpha, off by default).
+	StatefulSetRecreate bool
 	// stores builds the built-in groups on Storage. Made by New.
 	stores *storeBuilder
 	// Disabled are the in-process control loops --controllers turns off.
@@ -100,7 +103,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	for _, build := range []func() (builtGroup, error){
 		func() (builtGroup, error) { return c.stores.eventsGroup(c.EventTTL) },
 		c.stores.coordinationGroup,
-		func() (builtGroup, error) { return c.stores.appsGroup(c.PodPolicy) },
+		func() (builtGroup, error) { return c.stores.appsGroup(c.PodPolicy, c.StatefulSetRecreate) },
 		func() (builtGroup, error) { return c.stores.batchGroup(c.PodPolicy) },
 		func() (builtGroup, error) { return c.authenticationGroup(), nil },
 		c.stores.schedulingGroup,
@@ -154,7 +157,9 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	if c.Disabled.Runs(NamespaceController) {
 		s.AddPostStartHook("start-namespace-controller", c.runNamespaceController)
 	}
-	if c.Disabled.Runs(GarbageCollectorController) {
+	// --enable-garbage-collector=false: nothing collects, here or in a
+	// kube-controller-manager beside capstan.
+	if c.Disabled.Runs(GarbageCollectorController) && !c.Storage.Deletion.NoGarbageCollector {
 		s.AddPostStartHook("start-garbage-collector", c.runGarbageCollector)
 	}
 	s.AddPostStartHook("start-cluster-authentication-info-controller", func(hc server.HookContext) error {

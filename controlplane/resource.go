@@ -58,6 +58,7 @@ func (f *storeBuilder) build(gv schema.GroupVersion, spec resourceSpec) (*regist
 		Resource: gr, Kind: spec.kind, New: spec.new, NewList: spec.newList, KeyPrefix: spec.keyPrefix,
 		Strategy: spec.strategy, Storage: st, TTL: spec.ttl, ReturnDeletedObject: spec.returnDeleted,
 		MayCreate: f.builtins.add(gr, st, spec.keyPrefix),
+		Deletion:  registry.Deletion(f.Deletion),
 	})
 	main := endpoints.Resource{
 		Name: spec.name, Kind: spec.kind, Storage: store, ShortNames: spec.shortNames,

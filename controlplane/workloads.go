@@ -56,7 +56,7 @@ func podSubresources(pods *registry.Store, budgets core.DisruptionBudgets, polic
 }
 
 // appsGroup is apps/v1.
-func (f *storeBuilder) appsGroup(policy core.PodPolicy) (builtGroup, error) {
+func (f *storeBuilder) appsGroup(policy core.PodPolicy, recreate bool) (builtGroup, error) {
 	scale := &registry.ScaleAccessor{Get: apps.ScaleOf, Set: apps.SetReplicas}
 	specs := []resourceSpec{
 		{name: "deployments", kind: "Deployment", strategy: apps.DeploymentStrategy{Policy: policy}, shortNames: []string{"deploy"},
@@ -65,7 +65,7 @@ func (f *storeBuilder) appsGroup(policy core.PodPolicy) (builtGroup, error) {
 		{name: "replicasets", kind: "ReplicaSet", strategy: apps.ReplicaSetStrategy{Policy: policy}, shortNames: []string{"rs"},
 			categories: categoryAll, status: apps.ReplicaSetStatusStrategy{}, scale: scale,
 			new: func() runtime.Object { return &appsv1.ReplicaSet{} }, newList: func() runtime.Object { return &appsv1.ReplicaSetList{} }},
-		{name: "statefulsets", kind: "StatefulSet", strategy: apps.StatefulSetStrategy{Policy: policy}, shortNames: []string{"sts"},
+		{name: "statefulsets", kind: "StatefulSet", strategy: apps.StatefulSetStrategy{Policy: policy, RecreateStrategy: recreate}, shortNames: []string{"sts"},
 			categories: categoryAll, status: apps.StatefulSetStatusStrategy{}, scale: scale,
 			new: func() runtime.Object { return &appsv1.StatefulSet{} }, newList: func() runtime.Object { return &appsv1.StatefulSetList{} }},
 		{name: "daemonsets", kind: "DaemonSet", strategy: apps.DaemonSetStrategy{Policy: policy}, shortNames: []string{"ds"},

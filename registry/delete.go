@@ -227,11 +227,6 @@ func (e *preconditionErr) Error() string {
 	return "Precondition failed: " + e.what + " in precondition: " + e.want + ", " + e.what + " in object meta: " + e.have
 }
 
-// deleteCollectionWorkers is how many deletes of one DeleteCollection run
-// at once: each waits on a write to etcd, and kube's
-// --delete-collection-workers lets them overlap the same way.
-const deleteCollectionWorkers = 8
-
 // DeleteCollection deletes every object the list options select and
 // answers with the list of them, as listed before the deletion.
 func (s *Store) DeleteCollection(ctx context.Context, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *rest.ListOptions) (runtime.Object, error) {
@@ -302,7 +297,7 @@ func listedNames(list runtime.Object, items storage.ListItems) ([]string, error)
 	return names, nil
 }
 
-// deleteNamed deletes the named objects with deleteCollectionWorkers
+// deleteNamed deletes the named objects with the store's collection
 // workers.
 func (s *Store) deleteNamed(ctx context.Context, names []string, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions) error {
 	// As kube: the first failure stops the deletion (a worker that fails
@@ -316,7 +311,7 @@ func (s *Store) deleteNamed(ctx context.Context, names []string, validate rest.V
 		next    = make(chan string)
 		wg      sync.WaitGroup
 	)
-	for range min(deleteCollectionWorkers, len(names)) {
+	for range min(s.deletion.collectionWorkers(), len(names)) {
 		wg.Go(func() {
 			for name := range next {
 				// Each delete gets its own options: graceful deleters

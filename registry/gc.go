@@ -99,6 +99,9 @@ func deletesInForeground(m metav1.Object, opts *metav1.DeleteOptions) bool {
 // kept in order) and whether they changed.
 func (s *Store) garbageCollectionFinalizers(ctx context.Context, m metav1.Object, opts *metav1.DeleteOptions) ([]string, bool) {
 	old := m.GetFinalizers()
+	if s.deletion.NoGarbageCollector {
+		return old, false
+	}
 	var orphan, foreground bool
 	if policy := s.defaultGarbageCollectionPolicy(ctx); policy != GarbageCollectionUnsupported {
 		orphan, foreground = orphansDependents(policy, m, opts), deletesInForeground(m, opts)

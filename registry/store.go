@@ -35,7 +35,30 @@ type Store struct {
 	mayCreate  func() // StoreConfig.MayCreate
 	// attrs is the resource's attribute function (AttrFunc of the main
 	// strategy), which a subresource's store keeps.
-	attrs storage.AttrFunc
+	attrs    storage.AttrFunc
+	deletion Deletion
+}
+
+// Deletion is how a store deletes, kube's --delete-collection-workers and
+// --enable-garbage-collector. The zero value is capstan's default.
+type Deletion struct {
+	// CollectionWorkers is how many deletes of one DeleteCollection run at
+	// once; 0 means defaultCollectionWorkers.
+	CollectionWorkers int
+	// NoGarbageCollector leaves finalizers alone on delete: without a
+	// garbage collector nobody would remove orphan or foregroundDeletion.
+	NoGarbageCollector bool
+}
+
+// defaultCollectionWorkers overlaps a DeleteCollection's deletes, each
+// waiting on a write to etcd; kube's default is one at a time.
+const defaultCollectionWorkers = 8
+
+func (d Deletion) collectionWorkers() int {
+	if d.CollectionWorkers > 0 {
+		return d.CollectionWorkers
+	}
+	return defaultCollectionWorkers
 }
 
 // StoreConfig is what NewStore needs.
@@ -57,6 +80,8 @@ type StoreConfig struct {
 	// object (a create, an update that may create) reaches storage: the
 	// garbage collector starts watching a resource then (LazyResources).
 	MayCreate func()
+	// Deletion is --delete-collection-workers and --enable-garbage-collector.
+	Deletion Deletion
 }
 
 // NewStore returns a Store.
@@ -67,7 +92,7 @@ func NewStore(c StoreConfig) *Store {
 	return &Store{
 		resource: c.Resource, kind: c.Kind, newFunc: c.New, newList: c.NewList,
 		keyPrefix: c.KeyPrefix, strategy: c.Strategy, storage: c.Storage, ttl: c.TTL,
-		returnsObj: c.ReturnDeletedObject, mayCreate: c.MayCreate, attrs: AttrFunc(c.Strategy),
+		returnsObj: c.ReturnDeletedObject, mayCreate: c.MayCreate, attrs: AttrFunc(c.Strategy), deletion: c.Deletion,
 	}
 }
 

@@ -43,6 +43,16 @@ type Factory struct {
 	// CountPollPeriod is how often the stats of every resource's storage
 	// are read (--etcd-count-metric-poll-period); 0 never.
 	CountPollPeriod time.Duration
+	// Overrides are the etcd clients of the resources stored on other
+	// servers (--etcd-servers-overrides).
+	Overrides map[schema.GroupResource]*clientv3.Client
+	// CacheOff are the resources served without a watch cache
+	// (--watch-cache-sizes=resource#0).
+	CacheOff map[schema.GroupResource]bool
+	// Deletion is how the stores of these resources delete: kube carries
+	// --delete-collection-workers and --enable-garbage-collector with its
+	// storage options too.
+	Deletion Deletion
 
 	mu     sync.Mutex // guards caches and running
 	caches []*cache.Cacher
@@ -93,7 +103,7 @@ func (f *Factory) New(spec Spec) (storage.Interface, error) {
 	}
 	codec = storagecodec.WithDefaults(codec, spec.Defaults)
 	store, err := etcd3.New(etcd3.Config{
-		Client: f.Client, Codec: codec, NewFunc: spec.New, NewListFunc: spec.NewList,
+		Client: f.clientFor(spec.Resource), Codec: codec, NewFunc: spec.New, NewListFunc: spec.NewList,
 		Prefix: f.Prefix, ResourcePrefix: spec.KeyPrefix, GroupResource: spec.Resource, Logger: f.Logger,
 		Transformer: f.transformer(spec.Resource), Sizes: f.counts.sizesOf(spec.Resource),
 	})
@@ -115,7 +125,15 @@ func (f *Factory) New(spec Spec) (storage.Interface, error) {
 
 // cached tells whether spec's resource gets a watch cache.
 func (f *Factory) cached(spec Spec) bool {
-	return f.WatchCache && !spec.NoWatchCache && spec.Resource.Resource != "events"
+	return f.WatchCache && !spec.NoWatchCache && spec.Resource.Resource != "events" && !f.CacheOff[spec.Resource]
+}
+
+// clientFor is the etcd client of gr's objects.
+func (f *Factory) clientFor(gr schema.GroupResource) *clientv3.Client {
+	if c, ok := f.Overrides[gr]; ok {
+		return c
+	}
+	return f.Client
 }
 
 func (f *Factory) newCache(spec Spec, store storage.Interface) (*cache.Cacher, error) {
@@ -183,4 +201,12 @@ func (f *Factory) CachesReady() error {
 		}
 	}
 	return nil
+}
+
+// Deletion is registry.Deletion, the same fields, so that a store's
+// config converts it: registry.Deletion(f.Deletion). Storage may not
+// import the registry above it.
+type Deletion struct {
+	CollectionWorkers  int
+	NoGarbageCollector bool
 }
