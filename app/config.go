@@ -17,6 +17,7 @@ import (
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 
 	"github.com/capstan-io/capstan/apis/core"
@@ -46,8 +47,8 @@ type Config struct {
 	// Authorization is --authorization-mode's authorizer, which the kube
 	// server feeds with RBAC objects.
 	Authorization *controlplane.Authorization
-	// PodPolicy is --allow-privileged.
-	PodPolicy core.PodPolicy
+	// Workloads is --allow-privileged and the workload feature gates.
+	Workloads controlplane.WorkloadPolicy
 
 	// Authentication holds the token authenticators (--token-auth-file,
 	// service account tokens), which the kube server serves TokenReviews and
@@ -98,8 +99,11 @@ func (c *Config) warmTypes() {
 // NewConfig resolves completed, validated options into a Config: it starts
 // or connects to etcd, ensures certificates and binds the listener.
 func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config, err error) {
-	c := &Config{EventTTL: o.Misc.EventTTL, Logger: logger, PodPolicy: core.PodPolicy{ForbidPrivileged: !o.Misc.AllowPrivileged},
-		DisabledControllers: o.Controllers.disabled()}
+	c := &Config{EventTTL: o.Misc.EventTTL, Logger: logger, DisabledControllers: o.Controllers.disabled(),
+		Workloads: controlplane.WorkloadPolicy{
+			Pods:                core.PodPolicy{ForbidPrivileged: !o.Misc.AllowPrivileged},
+			StatefulSetRecreate: o.Generic.Versions.FeatureGates.Enabled("StatefulSetRecreateStrategy"),
+		}}
 	c.warmTypes()
 	defer func() {
 		if err != nil {
@@ -169,6 +173,13 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	c.Storage = &controlplane.StorageFactory{
 		Client: c.etcdClient, Prefix: o.Etcd.Prefix, Scheme: scheme.Scheme, Codecs: scheme.Codecs, Logger: logger,
 		WatchCache: o.Etcd.WatchCache, Compactions: c.compactor, CountPollPeriod: o.Etcd.CountMetricPollPeriod,
+		Deletion: o.Etcd.deletion(),
+	}
+	if c.Storage.Overrides, err = c.dialOverrides(ctx, o); err != nil {
+		return nil, err
+	}
+	if c.Storage.CacheOff, err = o.Etcd.cachesOff(); err != nil {
+		return nil, err
 	}
 	if c.encryption != nil {
 		c.Storage.Transformers = c.encryption
@@ -378,6 +389,25 @@ func (c *Config) connectEtcd(ctx context.Context, o *Options) (*clientv3.Client,
 	}
 	c.closers = append(c.closers, client.Close)
 	return client, nil
+}
+
+// dialOverrides connects to the etcd servers of --etcd-servers-overrides,
+// with the same client certificate as --etcd-servers.
+func (c *Config) dialOverrides(ctx context.Context, o *Options) (map[schema.GroupResource]*clientv3.Client, error) {
+	overrides, err := parseServersOverrides(o.Etcd.ServersOverrides)
+	if err != nil || len(overrides) == 0 {
+		return nil, err
+	}
+	out := map[schema.GroupResource]*clientv3.Client{}
+	for _, ov := range overrides {
+		client, err := dialEtcd(ctx, ov.Servers, o.Etcd.TLS, o.Generic.StorageInitializationTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("connecting to the --etcd-servers-overrides of %s: %w", ov.Resource, err)
+		}
+		c.closers = append(c.closers, client.Close)
+		out[ov.Resource] = client
+	}
+	return out, nil
 }
 
 // dialEtcd connects to servers, with a client certificate and CA when

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/capstan-io/capstan/storage/storagefactory"
 )
 
 // EtcdOptions are kube's "etcd" section: where objects are stored, how,
@@ -38,6 +40,9 @@ type EtcdOptions struct {
 	WatchCacheSizes []string
 
 	Encryption EncryptionOptions
+
+	// workersSet tells whether --delete-collection-workers was given.
+	workersSet func() bool
 }
 
 // EtcdTLSOptions are the client certificate and CA of a TLS etcd.
@@ -64,7 +69,9 @@ func (o *EtcdOptions) AddFlags(fs *pflag.FlagSet) {
 		"One override is group/resource#servers, servers being URLs separated by semicolons; the core group is empty: '/events#http://127.0.0.1:4002'.")
 	fs.StringVar(&o.StorageMediaType, "storage-media-type", o.StorageMediaType, "The media type objects are stored in etcd with; "+
 		"some resources or storage backends may support only one. Supported: application/json, application/yaml, application/vnd.kubernetes.protobuf.")
-	fs.IntVar(&o.DeleteCollectionWorkers, "delete-collection-workers", o.DeleteCollectionWorkers, "How many objects a DeleteCollection call deletes in parallel.")
+	fs.IntVar(&o.DeleteCollectionWorkers, "delete-collection-workers", o.DeleteCollectionWorkers, "How many objects a DeleteCollection call deletes in parallel. "+
+		"Without the flag capstan deletes 8 at a time.")
+	o.workersSet = func() bool { return fs.Changed("delete-collection-workers") }
 	fs.BoolVar(&o.EnableGarbageCollector, "enable-garbage-collector", o.EnableGarbageCollector, "Enables the generic garbage collector. "+
 		"MUST agree with the flag of the same name of a kube-controller-manager run beside capstan.")
 	fs.BoolVar(&o.WatchCache, "watch-cache", o.WatchCache, "Serve lists and watches from a cache in front of etcd.")
@@ -176,4 +183,30 @@ func parseWatchCacheSizes(list []string) (map[schema.GroupResource]bool, error) 
 		out[schema.ParseGroupResource(name)] = n > 0
 	}
 	return out, nil
+}
+
+// deletion is how the stores delete: the flag's number of workers when it
+// is given, capstan's default otherwise; no garbage collection finalizers
+// with --enable-garbage-collector=false.
+func (o *EtcdOptions) deletion() storagefactory.Deletion {
+	d := storagefactory.Deletion{NoGarbageCollector: !o.EnableGarbageCollector}
+	if o.workersSet != nil && o.workersSet() {
+		d.CollectionWorkers = o.DeleteCollectionWorkers
+	}
+	return d
+}
+
+// cachesOff are the resources --watch-cache-sizes gives size 0.
+func (o *EtcdOptions) cachesOff() (map[schema.GroupResource]bool, error) {
+	sizes, err := parseWatchCacheSizes(o.WatchCacheSizes)
+	if err != nil {
+		return nil, err
+	}
+	off := map[schema.GroupResource]bool{}
+	for gr, on := range sizes {
+		if !on {
+			off[gr] = true
+		}
+	}
+	return off, nil
 }

@@ -24,7 +24,6 @@ import (
 	"k8s.io/client-go/metadata"
 
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
-	"github.com/capstan-io/capstan/apis/core"
 	"github.com/capstan-io/capstan/apis/policy"
 	"github.com/capstan-io/capstan/controlplane/controllers/garbagecollector"
 	"github.com/capstan-io/capstan/controlplane/controllers/namespace"
@@ -53,13 +52,10 @@ type Config struct {
 	// collector watches only once they may hold objects, as it does the
 	// built-in ones.
 	LazyResources garbagecollector.LazyResources
-	// PodPolicy is what pod specs may ask for (--allow-privileged).
-	PodPolicy core.PodPolicy
+	// Workloads is what pod specs and workloads may ask for.
+	Workloads WorkloadPolicy
 	// Admission selects and configures the admission plugins.
 	Admission AdmissionConfig
-	// StatefulSetRecreate is kube's StatefulSetRecreateStrategy feature
-	// gate (alpha, off by default).
-	StatefulSetRecreate bool
 	// stores builds the built-in groups on Storage. Made by New.
 	stores *storeBuilder
 	// Disabled are the in-process control loops --controllers turns off.
@@ -88,7 +84,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	core, err := c.stores.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.PodPolicy)
+	core, err := c.stores.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.Workloads.Pods)
 	if err != nil {
 		return nil, err
 	}
@@ -103,8 +99,8 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	for _, build := range []func() (builtGroup, error){
 		func() (builtGroup, error) { return c.stores.eventsGroup(c.EventTTL) },
 		c.stores.coordinationGroup,
-		func() (builtGroup, error) { return c.stores.appsGroup(c.PodPolicy, c.StatefulSetRecreate) },
-		func() (builtGroup, error) { return c.stores.batchGroup(c.PodPolicy) },
+		func() (builtGroup, error) { return c.stores.appsGroup(c.Workloads) },
+		func() (builtGroup, error) { return c.stores.batchGroup(c.Workloads.Pods) },
 		func() (builtGroup, error) { return c.authenticationGroup(), nil },
 		c.stores.schedulingGroup,
 		c.stores.nodeGroup,

@@ -55,8 +55,18 @@ func podSubresources(pods *registry.Store, budgets core.DisruptionBudgets, polic
 	}
 }
 
+// WorkloadPolicy is what the cluster allows pods and workloads to ask for.
+type WorkloadPolicy struct {
+	// Pods is --allow-privileged.
+	Pods core.PodPolicy
+	// StatefulSetRecreate is kube's StatefulSetRecreateStrategy feature
+	// gate (alpha, off by default).
+	StatefulSetRecreate bool
+}
+
 // appsGroup is apps/v1.
-func (f *storeBuilder) appsGroup(policy core.PodPolicy, recreate bool) (builtGroup, error) {
+func (f *storeBuilder) appsGroup(w WorkloadPolicy) (builtGroup, error) {
+	policy := w.Pods
 	scale := &registry.ScaleAccessor{Get: apps.ScaleOf, Set: apps.SetReplicas}
 	specs := []resourceSpec{
 		{name: "deployments", kind: "Deployment", strategy: apps.DeploymentStrategy{Policy: policy}, shortNames: []string{"deploy"},
@@ -65,7 +75,7 @@ func (f *storeBuilder) appsGroup(policy core.PodPolicy, recreate bool) (builtGro
 		{name: "replicasets", kind: "ReplicaSet", strategy: apps.ReplicaSetStrategy{Policy: policy}, shortNames: []string{"rs"},
 			categories: categoryAll, status: apps.ReplicaSetStatusStrategy{}, scale: scale,
 			new: func() runtime.Object { return &appsv1.ReplicaSet{} }, newList: func() runtime.Object { return &appsv1.ReplicaSetList{} }},
-		{name: "statefulsets", kind: "StatefulSet", strategy: apps.StatefulSetStrategy{Policy: policy, RecreateStrategy: recreate}, shortNames: []string{"sts"},
+		{name: "statefulsets", kind: "StatefulSet", strategy: apps.StatefulSetStrategy{Policy: policy, RecreateStrategy: w.StatefulSetRecreate}, shortNames: []string{"sts"},
 			categories: categoryAll, status: apps.StatefulSetStatusStrategy{}, scale: scale,
 			new: func() runtime.Object { return &appsv1.StatefulSet{} }, newList: func() runtime.Object { return &appsv1.StatefulSetList{} }},
 		{name: "daemonsets", kind: "DaemonSet", strategy: apps.DaemonSetStrategy{Policy: policy}, shortNames: []string{"ds"},
