@@ -68,7 +68,7 @@ func conditionsMatch(ctx context.Context, h *hook, r *request) (bool, error) {
 		case budget < 0:
 			return false, errCostBudget
 		case err != nil:
-			errs = append(errs, fmt.Errorf("expression '%s' resulted in error: %w", c.name, err))
+			errs = append(errs, fmt.Errorf("expression '%s' resulted in error: %w", c.expression, err))
 		case val == types.False:
 			return false, nil
 		}

@@ -36,8 +36,8 @@ type hook struct {
 
 // condition is a compiled match condition.
 type condition struct {
-	name    string
-	program cel.Program
+	name, expression string
+	program          cel.Program
 }
 
 // spec is what a validating and a mutating webhook have in common.
@@ -90,7 +90,7 @@ func (h *hook) compile(s spec, clients *clients) error {
 		if r.Err != nil {
 			return fmt.Errorf("matchCondition %q: %w", mc.Name, r.Err)
 		}
-		h.conditions = append(h.conditions, condition{name: mc.Name, program: r.Program})
+		h.conditions = append(h.conditions, condition{name: mc.Name, expression: mc.Expression, program: r.Program})
 	}
 	h.client, err = clients.get(s.clientConfig)
 	return err

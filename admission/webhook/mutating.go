@@ -14,16 +14,17 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/admission/match"
 )
 
 // Mutating is the MutatingAdmissionWebhook plugin.
 type Mutating struct {
 	source     *Source
-	namespaces NamespaceGetter
+	namespaces match.NamespaceGetter
 }
 
 // NewMutating returns the plugin over source.
-func NewMutating(source *Source, namespaces NamespaceGetter) *Mutating {
+func NewMutating(source *Source, namespaces match.NamespaceGetter) *Mutating {
 	return &Mutating{source: source, namespaces: namespaces}
 }
 

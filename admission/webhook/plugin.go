@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/admission/match"
 	"github.com/capstan-io/capstan/apis/admissionregistration"
 )
 
@@ -33,18 +34,18 @@ func exempt(a *admission.Attributes) bool {
 
 // matches reports whether h is to be called for the write, in kube's
 // order: rules, namespace selector, object selector, match conditions.
-func matches(ctx context.Context, h *hook, a *admission.Attributes, req *request, namespaces NamespaceGetter) (bool, error) {
-	if !slices.ContainsFunc(h.rules, func(r arv1.RuleWithOperations) bool { return ruleMatches(&r, a) }) {
+func matches(ctx context.Context, h *hook, a *admission.Attributes, req *request, namespaces match.NamespaceGetter) (bool, error) {
+	if !slices.ContainsFunc(h.rules, func(r arv1.RuleWithOperations) bool { return match.Rule(&r, a) }) {
 		return false, nil
 	}
 	if h.broken != nil {
 		// Its failure policy decides when it is called.
 		return true, nil
 	}
-	if ok, err := matchNamespace(ctx, h.namespaceSel, a, namespaces); !ok || err != nil {
+	if ok, err := match.Namespace(ctx, h.namespaceSel, a, namespaces); !ok || err != nil {
 		return false, err
 	}
-	if !matchObject(h.objectSel, a) {
+	if !match.Object(h.objectSel, a) {
 		return false, nil
 	}
 	ok, err := conditionsMatch(ctx, h, req)
@@ -60,11 +61,11 @@ func matches(ctx context.Context, h *hook, a *admission.Attributes, req *request
 // Validating is the ValidatingAdmissionWebhook plugin.
 type Validating struct {
 	source     *Source
-	namespaces NamespaceGetter
+	namespaces match.NamespaceGetter
 }
 
 // NewValidating returns the plugin over source.
-func NewValidating(source *Source, namespaces NamespaceGetter) *Validating {
+func NewValidating(source *Source, namespaces match.NamespaceGetter) *Validating {
 	return &Validating{source: source, namespaces: namespaces}
 }
 

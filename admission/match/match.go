@@ -1,4 +1,7 @@
-package webhook
+// Package match decides whether an admission rule, namespace selector or
+// object selector selects a write, as kube's webhooks and admission
+// policies match.
+package match
 
 import (
 	"context"
@@ -22,59 +25,59 @@ type NamespaceGetter func(ctx context.Context, name string) (*corev1.Namespace, 
 
 var namespacesResource = schema.GroupResource{Resource: "namespaces"}
 
-// ruleMatches reports whether a rule of a webhook covers the write.
-func ruleMatches(r *arv1.RuleWithOperations, a *admission.Attributes) bool {
-	return matchOperation(r.Operations, a.Operation) &&
-		matchWord(r.APIGroups, a.Resource.Group) && matchWord(r.APIVersions, a.Resource.Version) &&
-		matchResource(r.Resources, a.Resource.Resource, a.Subresource) && matchScope(r.Scope, a)
+// Rule reports whether a rule of a webhook covers the write.
+func Rule(r *arv1.RuleWithOperations, a *admission.Attributes) bool {
+	return operation(r.Operations, a.Operation) &&
+		word(r.APIGroups, a.Resource.Group) && word(r.APIVersions, a.Resource.Version) &&
+		resource(r.Resources, a.Resource.Resource, a.Subresource) && scope(r.Scope, a)
 }
 
-func matchOperation(ops []arv1.OperationType, op admission.Operation) bool {
+func operation(ops []arv1.OperationType, op admission.Operation) bool {
 	return slices.ContainsFunc(ops, func(o arv1.OperationType) bool {
 		return o == arv1.OperationAll || string(o) == string(op)
 	})
 }
 
-func matchWord(words []string, w string) bool {
+func word(words []string, w string) bool {
 	return slices.ContainsFunc(words, func(s string) bool { return s == "*" || s == w })
 }
 
-// matchResource: "*" is every resource without subresource, "*/*" every
+// resource: "*" is every resource without subresource, "*/*" every
 // resource and subresource, "x/*", "*/y" and "x/y" as they read.
-func matchResource(patterns []string, resource, sub string) bool {
+func resource(patterns []string, res, sub string) bool {
 	for _, p := range patterns {
-		res, s, hasSub := strings.Cut(p, "/")
+		r, s, hasSub := strings.Cut(p, "/")
 		if !hasSub {
-			if sub == "" && (p == "*" || p == resource) {
+			if sub == "" && (p == "*" || p == res) {
 				return true
 			}
 			continue
 		}
-		if (res == "*" || res == resource) && (s == "*" || s == sub) {
+		if (r == "*" || r == res) && (s == "*" || s == sub) {
 			return true
 		}
 	}
 	return false
 }
 
-// matchScope: a namespace object is cluster scoped, whatever namespace its
+// scope: a namespace object is cluster scoped, whatever namespace its
 // request names.
-func matchScope(scope *arv1.ScopeType, a *admission.Attributes) bool {
+func scope(sc *arv1.ScopeType, a *admission.Attributes) bool {
 	isNamespace := a.Resource.GroupResource() == namespacesResource
 	switch {
-	case scope == nil || *scope == arv1.AllScopes:
+	case sc == nil || *sc == arv1.AllScopes:
 		return true
-	case *scope == arv1.NamespacedScope:
+	case *sc == arv1.NamespacedScope:
 		return !isNamespace && a.Namespace != ""
 	default:
 		return isNamespace || a.Namespace == ""
 	}
 }
 
-// matchNamespace applies a namespaceSelector: an empty one, and any to a
+// Namespace applies a namespaceSelector: an empty one, and any to a
 // cluster-scoped object other than a namespace, matches; a namespace is
 // matched by its own labels.
-func matchNamespace(ctx context.Context, sel labels.Selector, a *admission.Attributes, get NamespaceGetter) (bool, error) {
+func Namespace(ctx context.Context, sel labels.Selector, a *admission.Attributes, get NamespaceGetter) (bool, error) {
 	if sel.Empty() {
 		return true, nil
 	}
@@ -99,9 +102,9 @@ func matchNamespace(ctx context.Context, sel labels.Selector, a *admission.Attri
 	return sel.Matches(labels.Set(ns.Labels)), nil
 }
 
-// matchObject applies an objectSelector to the object and the old object:
+// Object applies an objectSelector to the object and the old object:
 // either may match.
-func matchObject(sel labels.Selector, a *admission.Attributes) bool {
+func Object(sel labels.Selector, a *admission.Attributes) bool {
 	if sel.Empty() {
 		return true
 	}
