@@ -77,4 +77,5 @@ func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("CertificateSubjectRestriction", constant(certificates.SubjectRestriction{}))
 	r.Register("MutatingAdmissionWebhook", c.webhookPlugin(d, true))
 	r.Register("ValidatingAdmissionWebhook", c.webhookPlugin(d, false))
+	r.Register("ValidatingAdmissionPolicy", c.validatingPolicyPlugin(d))
 }

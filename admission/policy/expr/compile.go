@@ -99,6 +99,9 @@ func (c *Compiler) AddVariable(name, expression string, d Decls, stored bool) Re
 	return r
 }
 
+// VariablesType is the type of variables, nil without variables.
+func (c *Compiler) VariablesType() *apiservercel.DeclType { return c.variables }
+
 func failed(t apiservercel.ErrorType, detail string, cause error) Result {
 	return Result{Err: &apiservercel.Error{Type: t, Detail: detail, Cause: cause}}
 }

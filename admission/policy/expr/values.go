@@ -1,0 +1,59 @@
+package expr
+
+import (
+	"encoding/json"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/authn"
+)
+
+// JSONValue is obj as expressions see it: its JSON form, numbers as
+// int64 where they are whole (nil for no object).
+func JSONValue(obj runtime.Object) (any, error) {
+	if obj == nil {
+		return nil, nil
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u.Object, nil
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	err = utiljson.Unmarshal(data, &v)
+	return v, err
+}
+
+// RequestValue is the request variable of an admission: kube's
+// AdmissionRequest without the objects.
+func RequestValue(a *admission.Attributes, user *authn.User, options any) map[string]any {
+	gvk := map[string]any{"group": a.Kind.Group, "version": a.Kind.Version, "kind": a.Kind.Kind}
+	gvr := map[string]any{"group": a.Resource.Group, "version": a.Resource.Version, "resource": a.Resource.Resource}
+	userInfo := map[string]any{}
+	if user != nil {
+		groups := make([]any, len(user.Groups))
+		for i, g := range user.Groups {
+			groups[i] = g
+		}
+		extra := map[string]any{}
+		for k, vs := range user.Extra {
+			list := make([]any, len(vs))
+			for i, v := range vs {
+				list[i] = v
+			}
+			extra[k] = list
+		}
+		userInfo = map[string]any{"username": user.Name, "uid": user.UID, "groups": groups, "extra": extra}
+	}
+	return map[string]any{
+		"kind": gvk, "resource": gvr, "subResource": a.Subresource,
+		"requestKind": gvk, "requestResource": gvr, "requestSubResource": a.Subresource,
+		"name": a.Name, "namespace": a.Namespace, "operation": string(a.Operation),
+		"userInfo": userInfo, "dryRun": a.DryRun, "options": options,
+	}
+}
