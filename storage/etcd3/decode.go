@@ -4,28 +4,27 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/capstan-io/capstan/storage"
 )
 
 // decode decodes the stored bytes of key into into and sets its
 // resourceVersion to rev. Bytes that do not decode (written by another
-// program, a newer version, or corrupted) give ErrInvalidObject; a decoder
-// that panics on them is contained, so bad data never takes the server down.
+// program, at a version this server does not know, or corrupted) are kube's
+// corrupt object error, which is an ErrInvalidObject; a decoder that panics
+// on them is contained, so bad data never takes the server down.
 func (s *Store) decode(data []byte, into runtime.Object, rev int64, key string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = storage.NewError(storage.ErrInvalidObject, key, rev, fmt.Sprintf("decoder panic: %v", r))
+			err = &corruptObjectError{key: key, undecodable: true, rev: rev, err: fmt.Errorf("decoder panic: %v", r)}
 		}
 	}()
 	obj, _, err := s.codec.Decode(data, nil, into)
 	if err != nil {
-		return storage.NewError(storage.ErrInvalidObject, key, rev, err.Error())
+		return &corruptObjectError{key: key, undecodable: true, rev: rev, err: err}
 	}
 	if obj != into {
 		// A codec that returns another object than the one it was given
 		// would leave into empty; refuse it rather than return nothing.
-		return storage.NewError(storage.ErrInvalidObject, key, rev, fmt.Sprintf("decoded %T, want %T", obj, into))
+		return &corruptObjectError{key: key, undecodable: true, rev: rev, err: fmt.Errorf("decoded %T, want %T", obj, into)}
 	}
 	return setResourceVersion(into, rev)
 }

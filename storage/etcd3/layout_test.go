@@ -12,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -84,7 +85,7 @@ func TestUndecodableValue(t *testing.T) {
 		err := s.Get(ctx, "/configmaps/ns/bad", storage.GetOptions{}, &corev1.ConfigMap{})
 		expectInvalid(t, "Get", err)
 		err = s.GetList(ctx, "/configmaps", storage.ListOptions{Recursive: true}, &corev1.ConfigMapList{})
-		expectInvalid(t, "GetList", err)
+		expectStoreReadError(t, err, s.keys.pathPrefix+"configmaps/ns/bad")
 		err = s.GuaranteedUpdate(ctx, "/configmaps/ns/bad", &corev1.ConfigMap{}, false, nil,
 			func(in kruntime.Object, _ storage.ResponseMeta) (kruntime.Object, *uint64, error) {
 				return in, nil, nil
@@ -106,6 +107,19 @@ func TestUndecodableValue(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no error event")
+	}
+}
+
+// expectStoreReadError checks that a list failed as kube's lists of
+// undecodable values fail: a 500 StoreReadError naming each bad key.
+func expectStoreReadError(t *testing.T, err error, etcdKey string) {
+	t.Helper()
+	var se *apierrors.StatusError
+	if !errors.As(err, &se) || se.ErrStatus.Code != http.StatusInternalServerError ||
+		se.ErrStatus.Reason != metav1.StatusReasonStoreReadError || len(se.ErrStatus.Details.Causes) != 1 ||
+		se.ErrStatus.Details.Causes[0].Field != etcdKey ||
+		!strings.Contains(se.ErrStatus.Message, "AdditionalErrorMsg: object not decodable revision=") {
+		t.Fatalf("GetList of an undecodable value: %v, want kube's StoreReadError", err)
 	}
 }
 

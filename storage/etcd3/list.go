@@ -2,6 +2,7 @@ package etcd3
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -164,8 +165,8 @@ func listOptions(keyPrefix string, recursive bool, rev, limit int64) []clientv3.
 }
 
 // appendIfMatches decodes one stored value and appends it if selected.
-// A value that does not decrypt is collected in errs rather than ending the
-// list, as kube does; stop tells that errs is full.
+// A value that does not decrypt or decode is collected in errs rather than
+// ending the list, as kube does; stop tells that errs is full.
 func (s *Store) appendIfMatches(ctx context.Context, items *listItems, errs *listErrors, stored []byte, rev int64, etcdKey string, p storage.SelectionPredicate) (stop bool, err error) {
 	data, _, err := s.fromStorage(ctx, stored, etcdKey, etcdKey)
 	if err != nil {
@@ -173,6 +174,10 @@ func (s *Store) appendIfMatches(ctx context.Context, items *listItems, errs *lis
 	}
 	obj := items.newItem()
 	if err := s.decode(data, obj, rev, etcdKey); err != nil {
+		var corrupt *corruptObjectError
+		if errors.As(err, &corrupt) {
+			return errs.add(corrupt), nil
+		}
 		return false, err
 	}
 	// An object whose attributes cannot be read does not match, as in kube.

@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/capstan-io/capstan/storage"
 )
 
 // The store's values pass through its transformer (encryption at rest)
@@ -23,20 +25,35 @@ type writeError struct{ err error }
 func (e *writeError) Error() string { return e.err.Error() }
 func (e *writeError) Unwrap() error { return e.err }
 
-// corruptObjectError is a stored value that does not decrypt, with the
-// message of kube's corrupt object StorageError (code 7), which kube's
-// reads answer with a 500.
+// corruptObjectError is a stored value that does not decrypt or does not
+// decode, with the message of kube's corrupt object StorageError (code 7),
+// which kube's reads answer with a 500.
 type corruptObjectError struct {
 	key string // the storage key of a get, the etcd key in a list
-	err error
+	// undecodable: the value decrypted but did not decode, at revision rev
+	// (kube names the revision only for those).
+	undecodable bool
+	rev         int64
+	err         error
 }
 
 func (e *corruptObjectError) Error() string {
+	what := "data from the storage is not transformable"
+	if e.undecodable {
+		what = "object not decodable"
+	}
 	return fmt.Sprintf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, "+
-		"AdditionalErrorMsg: data from the storage is not transformable revision=0: %v", e.key, e.err)
+		"AdditionalErrorMsg: %s revision=%d: %v", e.key, what, e.rev, e.err)
 }
 
-func (e *corruptObjectError) Unwrap() error { return e.err }
+// Unwrap gives the cause and, for a value that does not decode,
+// storage.ErrInvalidObject.
+func (e *corruptObjectError) Unwrap() []error {
+	if e.undecodable {
+		return []error{e.err, storage.ErrInvalidObject}
+	}
+	return []error{e.err}
+}
 
 // fromStorage decrypts a stored value of etcdKey; key names it in errors.
 func (s *Store) fromStorage(ctx context.Context, stored []byte, etcdKey, key string) ([]byte, bool, error) {
@@ -70,8 +87,9 @@ func (s *Store) decodeStored(ctx context.Context, stored []byte, rev int64, etcd
 // gives up, as kube.
 const maxListErrors = 100
 
-// listErrors collects the items of a list that do not decrypt: kube reads
-// on and answers with all of them (up to maxListErrors) in one 500.
+// listErrors collects the items of a list that do not decrypt or decode:
+// kube reads on and answers with all of them (up to maxListErrors) in one
+// 500, serving none of the list.
 type listErrors struct{ errs []*corruptObjectError }
 
 // add records err and reports whether the list must stop.
