@@ -12,14 +12,21 @@
 # lines that say how it was made. (The APIServices kube's aggregator
 # registers for the CRDs' group versions are left out: capstan's aggregator
 # does not store APIServices yet.)
+#
+# With KUBE_ENV set to the env file of a running bench/upstream/run.sh, it
+# creates the objects there and records them, and leaves that server running
+# (test/e2e's TestKubeRoundTrip does so).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-OUT="$(mktemp -d "${TMPDIR:-/tmp}/capstan-record.XXXXXX")"
-trap '"$HERE/upstream/stop.sh" "$OUT" >/dev/null 2>&1 || true' EXIT
-OUT="$OUT" BUILD=0 AUTHZ=AlwaysAllow "$HERE/upstream/run.sh" >/dev/null
-# shellcheck disable=SC1091
-source "$OUT/env"
+if [[ -z "${KUBE_ENV:-}" ]]; then
+  OUT="$(mktemp -d "${TMPDIR:-/tmp}/capstan-record.XXXXXX")"
+  trap '"$HERE/upstream/stop.sh" "$OUT" >/dev/null 2>&1 || true' EXIT
+  OUT="$OUT" BUILD=0 AUTHZ=AlwaysAllow "$HERE/upstream/run.sh" >/dev/null
+  KUBE_ENV="$OUT/env"
+fi
+# shellcheck disable=SC1090
+source "$KUBE_ENV"
 
 api() { # method path body [content type]
   curl -fsS --cacert "$CA" -H "Authorization: Bearer $TOKEN" -H "Content-Type: ${4:-application/json}" \
