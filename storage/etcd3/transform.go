@@ -46,13 +46,15 @@ func (e *corruptObjectError) Error() string {
 		"AdditionalErrorMsg: %s revision=%d: %v", e.key, what, e.rev, e.err)
 }
 
-// Unwrap gives the cause and, for a value that does not decode,
-// storage.ErrInvalidObject.
-func (e *corruptObjectError) Unwrap() []error {
+// Unwrap gives the cause of a value that does not decrypt, and
+// storage.ErrInvalidObject for one that does not decode: not its cause,
+// which may be an API error (a conversion webhook's) that would otherwise
+// stand for the whole error, where kube answers a corrupt object's 500.
+func (e *corruptObjectError) Unwrap() error {
 	if e.undecodable {
-		return []error{e.err, storage.ErrInvalidObject}
+		return storage.ErrInvalidObject
 	}
-	return []error{e.err}
+	return e.err
 }
 
 // fromStorage decrypts a stored value of etcdKey; key names it in errors.
