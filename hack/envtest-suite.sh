@@ -12,7 +12,8 @@
 #   CR_VERSION   controller-runtime version (default: go.mod's, else v0.25.2)
 #   WORK         scratch directory (default: a new temp dir, kept)
 #   ETCD         an etcd binary to use instead of capstan's (bench/upstream/bin/etcd)
-#   KUBECTL      a kubectl binary (default: built from ./hack/kubectl)
+#   KUBECTL      a kubectl binary for the assets (default: kubectl on $PATH, if
+#                any; envtest needs one only for its Kubectl helper)
 #   GO_TEST_FLAGS  flags for go test (default: -count=1 -v -timeout 30m; -v for
 #                  ginkgo's summary of a passing package)
 set -euo pipefail
@@ -34,11 +35,7 @@ mkdir -p "$work/bin"
 echo "work dir: $work; controller-runtime $cr_version; k8s.io/* $k8s_version" >&2
 
 go build -o "$work/bin/capstan" ./cmd/capstan
-if [ -z "${KUBECTL:-}" ]; then
-	KUBECTL=$work/bin/kubectl
-	[ -x "$KUBECTL" ] || go build -o "$KUBECTL" ./hack/kubectl
-fi
-"$work/bin/capstan" envtest-assets --kubectl "$KUBECTL" "$work/assets" >&2
+"$work/bin/capstan" envtest-assets ${KUBECTL:+--kubectl "$KUBECTL"} "$work/assets" >&2
 if [ -n "${ETCD:-}" ]; then
 	ln -sf "$(readlink -f "$ETCD")" "$work/assets/etcd"
 fi
