@@ -68,6 +68,8 @@ type Config struct {
 
 	// Admission is the admission flags' plugins and configuration.
 	Admission controlplane.AdmissionConfig
+	// RootCA is the CA bundle pods verify the server with.
+	RootCA []byte
 
 	// auditing is the --audit-* flags' policy and backends.
 	auditing audit.Config
@@ -142,6 +144,9 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("serving certificates: %w", err)
+	}
+	if c.RootCA, err = rootCA(certs); err != nil {
+		return nil, err
 	}
 	clientCAs, err := clientCAPool(o, certs)
 	if err != nil {

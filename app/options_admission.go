@@ -1,14 +1,17 @@
 package app
 
 import (
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/capstan-io/capstan/admission/plugins"
 	"github.com/capstan-io/capstan/controlplane"
+	"github.com/capstan-io/capstan/pki"
 )
 
 // AdmissionOptions are the admission flags, kube-apiserver's.
@@ -66,4 +69,32 @@ func (o *AdmissionOptions) config() (controlplane.AdmissionConfig, error) {
 		Plugins:                   sel,
 		NotReadyTolerationSeconds: o.NotReadyTolerationSeconds, UnreachableTolerationSeconds: o.UnreachableTolerationSeconds,
 	}, nil
+}
+
+// rootCA is the CA pods verify the server with (each namespace's
+// kube-root-ca.crt): capstan's CA when it made the serving certificate,
+// else the last certificate of --tls-cert-file's chain, the nearest to a
+// root that capstan knows.
+func rootCA(certs pki.ServingCerts) ([]byte, error) {
+	if len(certs.CAPEM) > 0 {
+		return certs.CAPEM, nil
+	}
+	data, err := os.ReadFile(certs.CertFile)
+	if err != nil {
+		return nil, fmt.Errorf("root CA: %w", err)
+	}
+	var last *pem.Block
+	for {
+		var b *pem.Block
+		if b, data = pem.Decode(data); b == nil {
+			break
+		}
+		if b.Type == "CERTIFICATE" {
+			last = b
+		}
+	}
+	if last == nil {
+		return nil, fmt.Errorf("root CA: no certificate in %s", certs.CertFile)
+	}
+	return pem.EncodeToMemory(last), nil
 }

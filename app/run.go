@@ -21,7 +21,7 @@ func (c *Config) CreateServerChain() (*server.Server, error) {
 	}
 	kube, err := controlplane.Config{Generic: c.Generic, Storage: c.Storage, EventTTL: c.EventTTL, Logger: c.Logger, Services: c.Services,
 		Authorization: c.Authorization, Authentication: c.Authentication, LazyResources: crd.CustomResources,
-		Workloads: c.Workloads, Admission: c.Admission, Disabled: c.DisabledControllers}.New(crd.Server)
+		Workloads: c.Workloads, Admission: c.Admission, RootCA: c.RootCA, Disabled: c.DisabledControllers}.New(crd.Server)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,10 @@ package controlplane
 import (
 	"github.com/capstan-io/capstan/admission/always"
 	"github.com/capstan-io/capstan/admission/certificates"
+	"github.com/capstan-io/capstan/admission/defaulttolerationseconds"
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
 	"github.com/capstan-io/capstan/admission/plugins"
+	"github.com/capstan-io/capstan/admission/serviceaccount"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/server"
 )
@@ -70,7 +72,9 @@ func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("AlwaysDeny", constant(always.Deny{}))
 	r.Register("NamespaceLifecycle", constant(namespacelifecycle.New(namespaceGetter(d.store("", "namespaces")))))
 	r.Register("NodeRestriction", constant(nodeRestriction(d.store("", "pods"), d.store("", "nodes"))))
+	r.Register("ServiceAccount", constant(serviceaccount.New(serviceAccountGetter(d.store("", "serviceaccounts")))))
 	r.Register("Priority", constant(priorityPlugin(d)))
+	r.Register("DefaultTolerationSeconds", constant(defaulttolerationseconds.New(c.Admission.NotReadyTolerationSeconds, c.Admission.UnreachableTolerationSeconds)))
 	// The authorizer is the chain's, as kube gives its plugins.
 	r.Register("CertificateApproval", constant(certificates.NewApproval(c.Generic.Authorization)))
 	r.Register("CertificateSigning", constant(certificates.NewSigning(c.Generic.Authorization)))

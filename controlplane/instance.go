@@ -60,6 +60,9 @@ type Config struct {
 	stores *storeBuilder
 	// Disabled are the in-process control loops --controllers turns off.
 	Disabled DisabledControllers
+	// RootCA is the CA bundle pods verify the server with: the
+	// kube-root-ca.crt config map of every namespace.
+	RootCA []byte
 }
 
 // Instance is the kube server.
@@ -129,6 +132,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		return nil, err
 	}
 	c.installPriorityClasses(s)
+	c.installAdmissionLoops(s)
 	s.AddPostStartHook("start-watch-caches", func(hc server.HookContext) error {
 		c.Storage.RunCaches(hc)
 		return nil

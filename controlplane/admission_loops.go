@@ -1,0 +1,77 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/capstan-io/capstan/admission/serviceaccount"
+	"github.com/capstan-io/capstan/controlplane/controllers/perns"
+	"github.com/capstan-io/capstan/request"
+	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/server"
+)
+
+// admissionLoop is a control loop kube runs in kube-controller-manager and
+// that capstan runs in-process so that admission plugins work with nothing
+// else running: a post-start hook, named by the controller's name.
+type admissionLoop struct {
+	name string // kube-controller-manager's name of the controller
+	run  func(server.HookContext) error
+}
+
+// admissionLoops are the loops, by kube-controller-manager's names.
+func (c Config) admissionLoops() []admissionLoop {
+	return []admissionLoop{
+		{perns.ServiceAccountName, c.runPerNamespace(func(client kubernetes.Interface) (*perns.Controller, error) {
+			return perns.NewServiceAccounts(client, c.Logger)
+		})},
+		{perns.RootCAName, c.runPerNamespace(func(client kubernetes.Interface) (*perns.Controller, error) {
+			return perns.NewRootCA(client, c.RootCA, c.Logger)
+		})},
+	}
+}
+
+// installAdmissionLoops adds each loop as a post-start hook
+// start-<name>-controller.
+func (c Config) installAdmissionLoops(s *server.Server) {
+	for _, l := range c.admissionLoops() {
+		s.AddPostStartHook("start-"+l.name+"-controller", l.run)
+	}
+}
+
+// runPerNamespace starts a per-namespace loop over the loopback client.
+func (c Config) runPerNamespace(build func(kubernetes.Interface) (*perns.Controller, error)) func(server.HookContext) error {
+	return func(hc server.HookContext) error {
+		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		ctrl, err := build(client)
+		if err != nil {
+			return fmt.Errorf("controller: %w", err)
+		}
+		go ctrl.Run(hc, 2)
+		return nil
+	}
+}
+
+// serviceAccountGetter reads accounts for the ServiceAccount plugin: from
+// the watch cache (RV "0") as kube's plugin reads its informer, or from
+// etcd.
+func serviceAccountGetter(store *registry.Store) serviceaccount.Getter {
+	return func(ctx context.Context, namespace, name string, cached bool) (*corev1.ServiceAccount, error) {
+		opts := &metav1.GetOptions{}
+		if cached {
+			opts.ResourceVersion = "0"
+		}
+		obj, err := store.Get(request.WithNamespace(ctx, namespace), name, opts)
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*corev1.ServiceAccount), nil
+	}
+}
