@@ -1,13 +1,27 @@
 package controlplane
 
 import (
+	"context"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/capstan-io/capstan/admission/always"
+	"github.com/capstan-io/capstan/admission/alwayspullimages"
 	"github.com/capstan-io/capstan/admission/certificates"
+	"github.com/capstan-io/capstan/admission/defaultclass"
 	"github.com/capstan-io/capstan/admission/defaulttolerationseconds"
+	"github.com/capstan-io/capstan/admission/denyserviceexternalips"
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
+	"github.com/capstan-io/capstan/admission/nodetaint"
 	"github.com/capstan-io/capstan/admission/plugins"
+	"github.com/capstan-io/capstan/admission/runtimeclass"
 	"github.com/capstan-io/capstan/admission/serviceaccount"
 	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/server"
 )
 
@@ -73,8 +87,14 @@ func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("NamespaceLifecycle", constant(namespacelifecycle.New(namespaceGetter(d.store("", "namespaces")))))
 	r.Register("NodeRestriction", constant(nodeRestriction(d.store("", "pods"), d.store("", "nodes"))))
 	r.Register("ServiceAccount", constant(serviceaccount.New(serviceAccountGetter(d.store("", "serviceaccounts")))))
+	r.Register("TaintNodesByCondition", constant(nodetaint.Plugin{}))
+	r.Register("AlwaysPullImages", constant(alwayspullimages.Plugin{}))
 	r.Register("Priority", constant(priorityPlugin(d)))
 	r.Register("DefaultTolerationSeconds", constant(defaulttolerationseconds.New(c.Admission.NotReadyTolerationSeconds, c.Admission.UnreachableTolerationSeconds)))
+	r.Register("DefaultStorageClass", constant(defaultclass.NewStorage(metaLister(d.store(storagev1.GroupName, "storageclasses")))))
+	r.Register("RuntimeClass", constant(runtimeclass.New(runtimeClassGetter(d.store(nodev1.GroupName, "runtimeclasses")))))
+	r.Register("DefaultIngressClass", constant(defaultclass.NewIngress(metaLister(d.store(networkingv1.GroupName, "ingressclasses")))))
+	r.Register("DenyServiceExternalIPs", constant(denyserviceexternalips.Plugin{}))
 	// The authorizer is the chain's, as kube gives its plugins.
 	r.Register("CertificateApproval", constant(certificates.NewApproval(c.Generic.Authorization)))
 	r.Register("CertificateSigning", constant(certificates.NewSigning(c.Generic.Authorization)))
@@ -82,4 +102,44 @@ func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("MutatingAdmissionWebhook", c.webhookPlugin(d, true))
 	r.Register("ValidatingAdmissionWebhook", c.webhookPlugin(d, false))
 	r.Register("ValidatingAdmissionPolicy", c.validatingPolicyPlugin(d))
+}
+
+// metaLister lists the metadata of a cluster-scoped resource's objects from
+// the watch cache as it is (RV "0"), as kube's plugins read an informer.
+func metaLister(store *registry.Store) defaultclass.Lister {
+	return func(ctx context.Context) ([]metav1.ObjectMeta, error) {
+		obj, err := store.List(ctx, &rest.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			return nil, err
+		}
+		items, err := meta.ExtractList(obj)
+		if err != nil {
+			return nil, err
+		}
+		metas := make([]metav1.ObjectMeta, 0, len(items))
+		for _, item := range items {
+			m, err := meta.Accessor(item)
+			if err != nil {
+				return nil, err
+			}
+			metas = append(metas, metav1.ObjectMeta{Name: m.GetName(), CreationTimestamp: m.GetCreationTimestamp(), Annotations: m.GetAnnotations()})
+		}
+		return metas, nil
+	}
+}
+
+// runtimeClassGetter reads runtime classes from the watch cache, then
+// from etcd when the cache has not seen one yet, as kube's plugin reads
+// its informer then the API.
+func runtimeClassGetter(store *registry.Store) runtimeclass.Getter {
+	return func(ctx context.Context, name string) (*nodev1.RuntimeClass, error) {
+		obj, err := store.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"})
+		if err != nil {
+			obj, err = store.Get(ctx, name, &metav1.GetOptions{})
+		}
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*nodev1.RuntimeClass), nil
+	}
 }
