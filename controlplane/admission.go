@@ -95,6 +95,7 @@ func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("RuntimeClass", constant(runtimeclass.New(runtimeClassGetter(d.store(nodev1.GroupName, "runtimeclasses")))))
 	r.Register("DefaultIngressClass", constant(defaultclass.NewIngress(metaLister(d.store(networkingv1.GroupName, "ingressclasses")))))
 	r.Register("DenyServiceExternalIPs", constant(denyserviceexternalips.Plugin{}))
+	r.Register("ResourceQuota", quotaPlugin(d.store("", "resourcequotas")))
 	// The authorizer is the chain's, as kube gives its plugins.
 	r.Register("CertificateApproval", constant(certificates.NewApproval(c.Generic.Authorization)))
 	r.Register("CertificateSigning", constant(certificates.NewSigning(c.Generic.Authorization)))

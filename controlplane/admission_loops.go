@@ -10,8 +10,9 @@ import (
 
 	"github.com/capstan-io/capstan/admission/serviceaccount"
 	"github.com/capstan-io/capstan/controlplane/controllers/perns"
-	"github.com/capstan-io/capstan/request"
+	quotacontroller "github.com/capstan-io/capstan/controlplane/controllers/resourcequota"
 	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server"
 )
 
@@ -32,6 +33,7 @@ func (c Config) admissionLoops() []admissionLoop {
 		{perns.RootCAName, c.runPerNamespace(func(client kubernetes.Interface) (*perns.Controller, error) {
 			return perns.NewRootCA(client, c.RootCA, c.Logger)
 		})},
+		{quotacontroller.Name, c.runQuotaController},
 	}
 }
 
