@@ -98,8 +98,10 @@ func selfSignedCA(t *testing.T) []byte {
 	return ca
 }
 
-// notMarker keeps a fault's webhook from the marker's config maps.
-var notMarker = []arv1.MatchCondition{{Name: "not-marker", Expression: `!object.metadata.name.startsWith("marker")`}}
+// notMarker keeps a fault's webhook from the marker's config maps, and from
+// the kube-root-ca.crt config map the root-ca-cert-publisher puts in every
+// new namespace.
+var notMarker = []arv1.MatchCondition{{Name: "not-marker", Expression: `!object.metadata.name.startsWith("marker") && object.metadata.name != "kube-root-ca.crt"`}}
 
 // waitInForce makes a marker configuration that refuses config maps
 // named marker-* in ns's label and waits until it refuses one: the
