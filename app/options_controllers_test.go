@@ -8,7 +8,8 @@ import (
 )
 
 func TestControllers(t *testing.T) {
-	all := []string{controlplane.NamespaceController, controlplane.GarbageCollectorController, controlplane.ClusterRoleAggregationController}
+	all := []string{controlplane.NamespaceController, controlplane.GarbageCollectorController, controlplane.ClusterRoleAggregationController,
+		controlplane.ServiceAccountController, controlplane.RootCACertPublisherController, controlplane.ResourceQuotaController}
 	for _, tc := range []struct {
 		flag     []string
 		disabled []string
@@ -18,7 +19,7 @@ func TestControllers(t *testing.T) {
 		{flag: []string{}, disabled: all},
 		{flag: []string{"-garbagecollector", "*"}, disabled: []string{controlplane.GarbageCollectorController}},
 		{flag: []string{"*", "-namespace-controller", "-clusterrole-aggregation"}, disabled: []string{controlplane.NamespaceController, controlplane.ClusterRoleAggregationController}},
-		{flag: []string{"namespace"}, disabled: []string{controlplane.GarbageCollectorController, controlplane.ClusterRoleAggregationController}},
+		{flag: []string{"namespace"}, disabled: all[1:]},
 		{flag: []string{"namespace", "-namespace", "*"}, disabled: nil},
 		{flag: []string{"-namespace", "namespace", "*"}, disabled: []string{controlplane.NamespaceController}},
 		// kube-controller-manager's other loops may be turned off.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/capstan-io/capstan/admission/serviceaccount"
 	"github.com/capstan-io/capstan/controlplane/controllers/perns"
-	quotacontroller "github.com/capstan-io/capstan/controlplane/controllers/resourcequota"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server"
@@ -27,21 +26,23 @@ type admissionLoop struct {
 // admissionLoops are the loops, by kube-controller-manager's names.
 func (c Config) admissionLoops() []admissionLoop {
 	return []admissionLoop{
-		{perns.ServiceAccountName, c.runPerNamespace(func(client kubernetes.Interface) (*perns.Controller, error) {
+		{ServiceAccountController, c.runPerNamespace(func(client kubernetes.Interface) (*perns.Controller, error) {
 			return perns.NewServiceAccounts(client, c.Logger)
 		})},
-		{perns.RootCAName, c.runPerNamespace(func(client kubernetes.Interface) (*perns.Controller, error) {
+		{RootCACertPublisherController, c.runPerNamespace(func(client kubernetes.Interface) (*perns.Controller, error) {
 			return perns.NewRootCA(client, c.RootCA, c.Logger)
 		})},
-		{quotacontroller.Name, c.runQuotaController},
+		{ResourceQuotaController, c.runQuotaController},
 	}
 }
 
-// installAdmissionLoops adds each loop as a post-start hook
-// start-<name>-controller.
+// installAdmissionLoops adds each loop --controllers leaves on as a
+// post-start hook start-<name>.
 func (c Config) installAdmissionLoops(s *server.Server) {
 	for _, l := range c.admissionLoops() {
-		s.AddPostStartHook("start-"+l.name+"-controller", l.run)
+		if c.Disabled.Runs(l.name) {
+			s.AddPostStartHook("start-"+l.name, l.run)
+		}
 	}
 }
 

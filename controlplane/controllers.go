@@ -7,6 +7,9 @@ const (
 	NamespaceController              = "namespace-controller"
 	GarbageCollectorController       = "garbage-collector-controller"
 	ClusterRoleAggregationController = "clusterrole-aggregation-controller"
+	ServiceAccountController         = "serviceaccount-controller"
+	RootCACertPublisherController    = "root-ca-certificate-publisher-controller"
+	ResourceQuotaController          = "resourcequota-controller"
 )
 
 // InProcessControllers are the loops above, each with the aliases
@@ -15,6 +18,9 @@ var InProcessControllers = map[string][]string{
 	NamespaceController:              {"namespace"},
 	GarbageCollectorController:       {"garbagecollector"},
 	ClusterRoleAggregationController: {"clusterrole-aggregation"},
+	ServiceAccountController:         {"serviceaccount"},
+	RootCACertPublisherController:    {"root-ca-cert-publisher"},
+	ResourceQuotaController:          {"resourcequota"},
 }
 
 // DisabledControllers names the in-process loops not to run (by their
