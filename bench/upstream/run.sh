@@ -11,6 +11,8 @@
 #   APF           --enable-priority-and-fairness               (default true)
 #   SECURE_PORT   kube-apiserver port                          (default: a free one)
 #   ETCD_PORT     etcd client port                             (default: a free one)
+#   UPSTREAM_BIN  directory of the kube-apiserver and etcd binaries (default
+#                 bench/upstream/bin; with another, BUILD=0 is wise)
 #   USE_ETCD      client URL of an etcd already running: start none (a second
 #                 kube-apiserver on the etcd of an earlier run)
 #   NICE          niceness for both servers                    (default 0)
@@ -24,7 +26,7 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-BIN="$HERE/bin"
+BIN="${UPSTREAM_BIN:-$HERE/bin}"
 ETCD_PREFIX="${ETCD_PREFIX:-/registry}"
 AUTHZ="${AUTHZ:-RBAC}"
 APF="${APF:-true}"

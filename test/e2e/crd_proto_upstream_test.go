@@ -115,7 +115,7 @@ func TestKubeRoundTrip(t *testing.T) {
 		}
 	}
 	kvs := readKubeEtcd(t)
-	kube := startUpstream(t)
+	kube := startUpstream(t, "UPSTREAM_BIN="+bin)
 	createRecorded(t, kube)
 	kube.stop(t, "kube-apiserver")
 
@@ -128,7 +128,7 @@ func TestKubeRoundTrip(t *testing.T) {
 	checkKubeStoredObjects(t, s.Config, before, read)
 	s.Stop(t)
 
-	again := startUpstream(t, "USE_ETCD="+kube["ETCD_URL"])
+	again := startUpstream(t, "UPSTREAM_BIN="+bin, "USE_ETCD="+kube["ETCD_URL"])
 	cfg := again.config(t)
 	d, err := dynamic.NewForConfig(cfg)
 	if err != nil {
