@@ -89,6 +89,7 @@ func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("ServiceAccount", constant(serviceaccount.New(serviceAccountGetter(d.store("", "serviceaccounts")))))
 	r.Register("TaintNodesByCondition", constant(nodetaint.Plugin{}))
 	r.Register("AlwaysPullImages", constant(alwayspullimages.Plugin{}))
+	r.Register("PodSecurity", podSecurityPlugin(d))
 	r.Register("Priority", constant(priorityPlugin(d)))
 	r.Register("DefaultTolerationSeconds", constant(defaulttolerationseconds.New(c.Admission.NotReadyTolerationSeconds, c.Admission.UnreachableTolerationSeconds)))
 	r.Register("DefaultStorageClass", constant(defaultclass.NewStorage(metaLister(d.store(storagev1.GroupName, "storageclasses")))))

@@ -1,0 +1,29 @@
+package controlplane
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/capstan-io/capstan/admission/plugins"
+	"github.com/capstan-io/capstan/admission/podsecurity"
+	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/request"
+)
+
+// podSecurityPlugin is the PodSecurity plugin's factory: namespaces and
+// pods are read from the watch caches.
+func podSecurityPlugin(d admissionDeps) plugins.Factory {
+	namespaces := namespaceGetter(d.store("", "namespaces"))
+	pods := d.store("", "pods")
+	list := func(ctx context.Context, namespace string) ([]corev1.Pod, error) {
+		obj, err := pods.List(request.WithNamespace(ctx, namespace), &rest.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*corev1.PodList).Items, nil
+	}
+	return func(config []byte) (any, error) {
+		return podsecurity.New(config, podsecurity.NamespaceGetter(namespaces), list)
+	}
+}
