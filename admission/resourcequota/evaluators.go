@@ -64,7 +64,9 @@ type generic struct {
 	count, legacy corev1.ResourceName
 }
 
-func (g generic) tracks(n corev1.ResourceName) bool { return n == g.count || (g.legacy != "" && n == g.legacy) }
+func (g generic) tracks(n corev1.ResourceName) bool {
+	return n == g.count || (g.legacy != "" && n == g.legacy)
+}
 
 func (g generic) usage(runtime.Object) (corev1.ResourceList, error) {
 	out := corev1.ResourceList{g.count: one}
