@@ -43,7 +43,10 @@ func TestClassAndNodePlugins(t *testing.T) {
 	}
 	_, err := pod("rc1", func(p *corev1.Pod) { p.Spec.RuntimeClassName = ptr.To("nope") })
 	wantStatus(t, err, 403, metav1.StatusReasonForbidden, `pods "rc1" is forbidden: pod rejected: RuntimeClass "nope" not found`)
-	_, err = pod("rc2", func(p *corev1.Pod) { p.Spec.RuntimeClassName = ptr.To("rc"); p.Spec.NodeSelector = map[string]string{"a": "c"} })
+	_, err = pod("rc2", func(p *corev1.Pod) {
+		p.Spec.RuntimeClassName = ptr.To("rc")
+		p.Spec.NodeSelector = map[string]string{"a": "c"}
+	})
 	wantStatus(t, err, 403, metav1.StatusReasonForbidden, `pods "rc2" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[a] = b; pod.spec.nodeSelector[a] = c`)
 	p, err := pod("rc3", func(p *corev1.Pod) {
 		p.Spec.RuntimeClassName = ptr.To("rc")
