@@ -4,6 +4,10 @@ package admission
 
 import (
 	"context"
+	"errors"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -92,4 +96,27 @@ func (c Chain) Validate(ctx context.Context, a *Attributes) error {
 func handles(p any, op Operation) bool {
 	h, ok := p.(Handles)
 	return !ok || h.Handles(op)
+}
+
+// ReadyWait is how long an admission waits for a plugin's first list of
+// its configuration, kube's.
+const ReadyWait = 10 * time.Second
+
+// WaitSynced waits up to ReadyWait for synced to close, then refuses the
+// write as kube does when a plugin has not read its configuration yet.
+func WaitSynced(ctx context.Context, synced <-chan struct{}, a *Attributes) error {
+	select {
+	case <-synced:
+		return nil
+	default:
+	}
+	t := time.NewTimer(ReadyWait)
+	defer t.Stop()
+	select {
+	case <-synced:
+		return nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, errors.New("not yet ready to handle request"))
 }

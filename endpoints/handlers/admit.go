@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-io/capstan/admission"
@@ -56,12 +57,15 @@ func (s *Scope) updateValidation(dryRun bool) rest.ValidateObjectUpdateFunc {
 	}
 }
 
-// deleteValidation is validating admission for a delete.
-func (s *Scope) deleteValidation(name string, dryRun bool) rest.ValidateObjectFunc {
+// deleteValidation is validating admission for a delete, which sees the
+// delete's options.
+func (s *Scope) deleteValidation(name string, opts *metav1.DeleteOptions) rest.ValidateObjectFunc {
 	if s.Admission == nil {
 		return nil
 	}
 	return func(ctx context.Context, old runtime.Object) error {
-		return s.Admission.Validate(ctx, s.attributes(ctx, admission.Delete, name, nil, old, dryRun))
+		a := s.attributes(ctx, admission.Delete, name, nil, old, len(opts.DryRun) > 0)
+		a.Options = opts
+		return s.Admission.Validate(ctx, a)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/registry/rest"
 )
@@ -22,7 +23,12 @@ func (s *Scope) Delete(w http.ResponseWriter, r *http.Request, name string) {
 		s.writeError(w, r, err)
 		return
 	}
-	obj, deleted, err := deleter.Delete(r.Context(), name, s.deleteValidation(name, len(opts.DryRun) > 0), opts)
+	// Mutating admission sees a delete without objects, as in kube.
+	if err := s.mutate(r.Context(), admission.Delete, name, nil, nil, len(opts.DryRun) > 0); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	obj, deleted, err := deleter.Delete(r.Context(), name, s.deleteValidation(name, opts), opts)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -58,7 +64,7 @@ func (s *Scope) DeleteCollection(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	validate := s.deleteValidation("", len(opts.DryRun) > 0)
+	validate := s.deleteValidation("", opts)
 	if rd, ok := deleter.(rest.ResponseCollectionDeleter); ok {
 		// The listed objects are written one by one, as a list's are.
 		list, items, err := rd.DeleteCollectionForResponse(r.Context(), validate, opts, listOpts)

@@ -199,6 +199,32 @@ func TestAdmissionWebhooks(t *testing.T) {
 	if len(wh.seen("/validate")) != n {
 		t.Errorf("webhook called for an unselected namespace")
 	}
+	// A delete is sent with the stored object and the delete's options.
+	delURL := wh.handle("/delete", func(w http.ResponseWriter, _ *http.Request, review *admissionv1.AdmissionReview) {
+		allow(w, review, &admissionv1.AdmissionResponse{Result: &metav1.Status{Message: "kept"}})
+	})
+	del := validatingHook("del.example.com", delURL, wh.caBundle, "on")
+	del.Rules = []arv1.RuleWithOperations{{Operations: []arv1.OperationType{arv1.Delete}, Rule: configMapRules[0].Rule}}
+	delConfig := &arv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: unique("del")}, Webhooks: []arv1.ValidatingWebhook{del}}
+	if _, err := e.c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx(t), delConfig, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "delete webhook in force", func(ctx context.Context) (bool, error) {
+		err := e.c.CoreV1().ConfigMaps(ns).Delete(ctx, "a", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](7)})
+		return err != nil && strings.Contains(err.Error(), "kept"), nil
+	})
+	if got, err := e.c.CoreV1().ConfigMaps(ns).Get(ctx(t), "a", metav1.GetOptions{}); err != nil || got.Name != "a" {
+		t.Errorf("refused delete deleted: %v", err)
+	}
+	dels := wh.seen("/delete")
+	if r := dels[len(dels)-1].Request; r.Operation != admissionv1.Delete || r.Name != "a" || !strings.Contains(string(r.OldObject.Raw), `"name":"a"`) ||
+		len(r.Object.Raw) != 0 || !strings.Contains(string(r.Options.Raw), `"gracePeriodSeconds":7`) {
+		t.Errorf("delete review: %+v\noptions %s", r, r.Options.Raw)
+	}
+	if err := e.c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx(t), delConfig.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
 	// Webhook configurations themselves are never sent to webhooks.
 	all := validatingHook("all.example.com", validateURL, wh.caBundle, "on")
 	all.NamespaceSelector = nil

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"sort"
 	"sync"
-	"time"
 
 	arv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
@@ -17,9 +15,6 @@ import (
 
 	"github.com/capstan-io/capstan/admission"
 )
-
-// readyWait is how long an admission waits for the first lists, kube's.
-const readyWait = 10 * time.Second
 
 // Source keeps the policies, compiled once per version, with their
 // bindings: policies by name, each policy's bindings by name.
@@ -106,24 +101,10 @@ func (s *Source) rebuild(ps []*arv1.ValidatingAdmissionPolicy, bs []*arv1.Valida
 
 // current returns the bound policies, waiting a while for the first lists.
 func (s *Source) current(ctx context.Context, a *admission.Attributes) ([]boundPolicy, error) {
-	select {
-	case <-s.synced:
-	default:
-		t := time.NewTimer(readyWait)
-		defer t.Stop()
-		select {
-		case <-s.synced:
-		case <-t.C:
-			return nil, notReady(a)
-		case <-ctx.Done():
-			return nil, notReady(a)
-		}
+	if err := admission.WaitSynced(ctx, s.synced, a); err != nil {
+		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.bound, nil
-}
-
-func notReady(a *admission.Attributes) error {
-	return apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, errors.New("not yet ready to handle request"))
 }
