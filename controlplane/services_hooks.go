@@ -12,7 +12,6 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/capstan-io/capstan/controlplane/allocators/clusterip"
@@ -101,17 +100,28 @@ func waitFor(ctx context.Context, ch <-chan struct{}) error {
 }
 
 // pollFirst retries fn until it succeeds, ctx ends or firstSyncTimeout
-// passes, and returns fn's last error on failure.
+// passes, and returns fn's last error on failure. The first retries come
+// quickly, 10 ms apart and doubling to 100 ms: a first attempt fails when a
+// write it needs from another hook lands a moment later, and /readyz waits
+// for this hook.
 func pollFirst(ctx context.Context, fn func(context.Context) error) error {
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, firstSyncTimeout, true, func(ctx context.Context) (bool, error) {
-		last = fn(ctx)
-		return last == nil, nil
-	})
-	if err != nil && last != nil {
-		return last
+	ctx, cancel := context.WithTimeout(ctx, firstSyncTimeout)
+	defer cancel()
+	delay := 10 * time.Millisecond
+	for {
+		last := fn(ctx)
+		if last == nil {
+			return nil
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return last
+		case <-t.C:
+		}
+		delay = min(2*delay, 100*time.Millisecond)
 	}
-	return err
 }
 
 // every calls fn every interval, the first time after one, until ctx ends.
