@@ -99,6 +99,11 @@ func negotiateOutput(r *http.Request, ns runtime.NegotiatedSerializer, allowed s
 				(e.params["v"] != "v1" && e.params["v"] != "v1beta1") {
 				continue
 			}
+			// A Table has no protobuf form: kube accepts it as JSON or
+			// YAML only, and refuses the media type before encoding.
+			if as == asTable && info.MediaTypeSubType != "json" && info.MediaTypeSubType != "yaml" {
+				continue
+			}
 			o.as, o.version = as, e.params["v"]
 		}
 		return o, nil

@@ -194,7 +194,8 @@ func (e *env) patchCRD(t *testing.T, crds crdclient.CustomResourceDefinitionInte
 }
 
 // crdViews reads the CRD as a Table (JSON: meta.k8s.io's Table has no
-// protobuf form, so a protobuf Table is refused as kube refuses it) and as
+// protobuf form, so a protobuf Table is refused as kube v1.37.2 refuses it,
+// in content negotiation) and as
 // PartialObjectMetadata in the given encoding.
 func (e *env) crdViews(t *testing.T, contentType, name string) {
 	t.Helper()
@@ -208,7 +209,7 @@ func (e *env) crdViews(t *testing.T, contentType, name string) {
 	if contentType == protobufType {
 		r := e.do(t, http.MethodGet, path, nil, "Accept", protobufType+";as=Table;v=v1;g=meta.k8s.io")
 		r.wantStatus(t, http.StatusNotAcceptable, "NotAcceptable",
-			"object *v1.Table does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message")
+			"only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf")
 	}
 	raw := e.do(t, http.MethodGet, path, nil, "Accept", contentType+";as=PartialObjectMetadata;g=meta.k8s.io;v=v1")
 	var one metav1.PartialObjectMetadata
