@@ -15,6 +15,7 @@ import (
 	"github.com/capstan-io/capstan/admission/defaultclass"
 	"github.com/capstan-io/capstan/admission/defaulttolerationseconds"
 	"github.com/capstan-io/capstan/admission/denyserviceexternalips"
+	"github.com/capstan-io/capstan/admission/limitranger"
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
 	"github.com/capstan-io/capstan/admission/nodetaint"
 	"github.com/capstan-io/capstan/admission/plugins"
@@ -86,6 +87,7 @@ func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("AlwaysDeny", constant(always.Deny{}))
 	r.Register("NamespaceLifecycle", constant(namespacelifecycle.New(namespaceGetter(d.store("", "namespaces")))))
 	r.Register("NodeRestriction", constant(nodeRestriction(d.store("", "pods"), d.store("", "nodes"))))
+	r.Register("LimitRanger", constant(limitranger.New(limitRangeLister(d.store("", "limitranges")))))
 	r.Register("ServiceAccount", constant(serviceaccount.New(serviceAccountGetter(d.store("", "serviceaccounts")))))
 	r.Register("TaintNodesByCondition", constant(nodetaint.Plugin{}))
 	r.Register("AlwaysPullImages", constant(alwayspullimages.Plugin{}))

@@ -5,8 +5,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/capstan-io/capstan/admission/limitranger"
 	"github.com/capstan-io/capstan/admission/plugins"
 	"github.com/capstan-io/capstan/admission/podsecurity"
+	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/request"
 )
@@ -25,5 +27,16 @@ func podSecurityPlugin(d admissionDeps) plugins.Factory {
 	}
 	return func(config []byte) (any, error) {
 		return podsecurity.New(config, podsecurity.NamespaceGetter(namespaces), list)
+	}
+}
+
+// limitRangeLister lists a namespace's LimitRanges from the watch cache.
+func limitRangeLister(store *registry.Store) limitranger.Lister {
+	return func(ctx context.Context, namespace string) ([]corev1.LimitRange, error) {
+		obj, err := store.List(request.WithNamespace(ctx, namespace), &rest.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*corev1.LimitRangeList).Items, nil
 	}
 }
