@@ -173,3 +173,13 @@ func TestServiceAccountAdmission(t *testing.T) {
 		})
 	}
 }
+
+// TestServiceAccountLoopOff: with --controllers turning the serviceaccount
+// loop off (as kube without a controller-manager) a namespace gets no
+// default account, and its pods are refused as kube refuses them.
+func TestServiceAccountLoopOff(t *testing.T) {
+	e := start(t, "--controllers=*,-serviceaccount")
+	ns := e.namespace(t)
+	_, err := e.c.CoreV1().Pods(ns).Create(ctx(t), twoContainerPod("p"), metav1.CreateOptions{})
+	wantStatus(t, err, 403, metav1.StatusReasonForbidden, `pods "p" is forbidden: error looking up service account `+ns+`/default: serviceaccount "default" not found`)
+}
