@@ -104,7 +104,9 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 	}
 
 	// Warn: the write goes through with a warning.
-	warn := vapOf(unique("warn"), "on", "warn", arv1.Validation{Expression: "false", Message: "warned", Reason: ptr.To(metav1.StatusReasonForbidden)})
+	warn := vapOf(unique("warn"), "on", "warn", arv1.Validation{
+		// Fails only when the object says what it is, as kube's objects do.
+		Expression: "object.kind != 'ConfigMap' || object.apiVersion != 'v1'", Message: "warned", Reason: ptr.To(metav1.StatusReasonForbidden)})
 	e.bind(t, warn, &arv1.ValidatingAdmissionPolicyBinding{Spec: arv1.ValidatingAdmissionPolicyBindingSpec{
 		ValidationActions: []arv1.ValidationAction{arv1.Warn, arv1.Audit}}})
 	var warns warnings

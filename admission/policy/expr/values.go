@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/capstan-io/capstan/admission"
@@ -12,8 +13,9 @@ import (
 )
 
 // JSONValue is obj as expressions see it: its JSON form, numbers as
-// int64 where they are whole (nil for no object).
-func JSONValue(obj runtime.Object) (any, error) {
+// int64 where they are whole, with apiVersion and kind (gvk's when obj
+// does not say); nil for no object.
+func JSONValue(obj runtime.Object, gvk schema.GroupVersionKind) (any, error) {
 	if obj == nil {
 		return nil, nil
 	}
@@ -24,9 +26,17 @@ func JSONValue(obj runtime.Object) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var v any
-	err = utiljson.Unmarshal(data, &v)
-	return v, err
+	var v map[string]any
+	if err := utiljson.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, nil
+	}
+	if _, ok := v["kind"]; !ok && !gvk.Empty() {
+		v["apiVersion"], v["kind"] = gvk.GroupVersion().String(), gvk.Kind
+	}
+	return v, nil
 }
 
 // RequestValue is the request variable of an admission: kube's

@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	arv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -175,15 +176,15 @@ func (p *Plugin) runPolicy(ctx context.Context, pol *policy, base map[string]any
 
 // baseActivation is what every policy of the write sees.
 func (p *Plugin) baseActivation(ctx context.Context, a *admission.Attributes) (map[string]any, error) {
-	obj, err := expr.JSONValue(a.Object)
+	obj, err := expr.JSONValue(a.Object, a.Kind)
 	if err != nil {
 		return nil, err
 	}
-	old, err := expr.JSONValue(a.OldObject)
+	old, err := expr.JSONValue(a.OldObject, a.Kind)
 	if err != nil {
 		return nil, err
 	}
-	opts, err := expr.JSONValue(a.Options)
+	opts, err := expr.JSONValue(a.Options, schema.GroupVersionKind{})
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +196,7 @@ func (p *Plugin) baseActivation(ctx context.Context, a *admission.Attributes) (m
 		if err != nil {
 			return nil, err
 		}
-		if base[expr.NamespaceVar], err = expr.JSONValue(ns); err != nil {
+		if base[expr.NamespaceVar], err = expr.JSONValue(ns, corev1.SchemeGroupVersion.WithKind("Namespace")); err != nil {
 			return nil, err
 		}
 	}
