@@ -44,7 +44,9 @@ type crdHandler struct {
 	openapi  *crdOpenAPI
 	custom   *customResources
 
-	mu sync.RWMutex // guards the maps
+	// mu guards the maps. Lock order: a crdEntry's mu, then this one
+	// (a build reads the maps with its entry locked); never the reverse.
+	mu sync.RWMutex
 	// resources holds the served versions of established CRDs by the
 	// group, version and accepted plural name.
 	resources map[schema.GroupVersionResource]*crdEntry
@@ -68,7 +70,9 @@ type crdEntry struct {
 	// built is full once built: what every request then takes, unlocked.
 	built atomic.Pointer[serving]
 
-	mu           sync.Mutex // guards the fields below, and serializes builds
+	// mu guards the fields below and serializes builds. It is taken
+	// before crdHandler.mu, never while holding it.
+	mu           sync.Mutex
 	read, full   *serving
 	readErr, err error
 	// dropped: the CRD changed or went; endpoints still built for the

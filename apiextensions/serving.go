@@ -237,78 +237,142 @@ func noConversionWebhook(crd *apiextv1.CustomResourceDefinition) bool {
 	return crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextv1.WebhookConverter
 }
 
+// build makes the version's store and the scopes of the resource and its
+// subresources, in named steps: the resource's names and types, its
+// storage (shared by later builds), its strategy, then the scopes.
 func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
+	r := vs.resource()
+	st, err := vs.storage(r)
+	if err != nil {
+		return err
+	}
+	strategy, storeStrategy := vs.strategy(r)
+	store := registry.NewStore(registry.StoreConfig{
+		Resource: r.gr, Kind: r.gvk.Kind, New: r.newFunc, NewList: r.newList, KeyPrefix: r.keyPrefix,
+		Strategy: storeStrategy, Storage: st, Deletion: registry.Deletion(vs.h.storage.Deletion),
+	})
+	table, err := customresource.NewTableConvertor(vs.version.AdditionalPrinterColumns)
+	if err != nil {
+		return err
+	}
+	defaulter, pruner := vs.shapers()
+	mainReset := []string(nil)
+	if r.hasStatus {
+		mainReset = []string{"status"}
+	}
+	main, err := vs.scope(store, r.gvk, "", r.namespaced, mainReset)
+	if err != nil {
+		return err
+	}
+	main.Table, main.Defaulter, main.Pruner, main.SupportedFields = table, defaulter, pruner, store.SupportedFields()
+	scopes[r.path] = main
+	if r.hasStatus {
+		status, err := vs.scope(store.Subresource(strategy.StatusStrategy()), r.gvk, "status", r.namespaced, []string{"spec"})
+		if err != nil {
+			return err
+		}
+		status.Table, status.Defaulter, status.Pruner = table, defaulter, pruner
+		scopes[r.path+"/status"] = status
+	}
+	if r.scale != nil {
+		s, err := vs.scaleScope(store, r)
+		if err != nil {
+			return err
+		}
+		scopes[r.path+"/scale"] = s
+	}
+	return nil
+}
+
+// servedResource is what a version's build derives from its CRD.
+type servedResource struct {
+	gv         schema.GroupVersion
+	gvk        schema.GroupVersionKind
+	gr         schema.GroupResource
+	path       string // the scopes' key: version/plural
+	keyPrefix  string
+	namespaced bool
+	hasStatus  bool
+	scale      *apiextv1.CustomResourceSubresourceScale
+	newFunc    func() runtime.Object
+	newList    func() runtime.Object
+}
+
+// resource derives the version's names and types from its CRD.
+func (vs *versionServing) resource() servedResource {
 	crd, v := vs.crd, vs.version
 	names := crd.Status.AcceptedNames
 	gv := schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}
-	gvk := gv.WithKind(names.Kind)
-	gr := schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural}
-	namespaced := crd.Spec.Scope == apiextv1.NamespaceScoped
-	newFunc := func() runtime.Object {
+	r := servedResource{
+		gv: gv, gvk: gv.WithKind(names.Kind), gr: schema.GroupResource{Group: crd.Spec.Group, Resource: names.Plural},
+		path: v.Name + "/" + names.Plural, keyPrefix: "/" + crd.Spec.Group + "/" + names.Plural,
+		namespaced: crd.Spec.Scope == apiextv1.NamespaceScoped,
+	}
+	if sub := v.Subresources; sub != nil {
+		r.hasStatus, r.scale = sub.Status != nil, sub.Scale
+	}
+	r.newFunc = func() runtime.Object {
 		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(gvk)
+		u.SetGroupVersionKind(r.gvk)
 		return u
 	}
-	newList := func() runtime.Object {
+	r.newList = func() runtime.Object {
 		l := &unstructured.UnstructuredList{}
 		l.SetGroupVersionKind(gv.WithKind(names.ListKind))
 		return l
 	}
+	return r
+}
+
+// storage is the version's storage: the one an earlier build made, or a
+// new one, kept for the later builds.
+func (vs *versionServing) storage(r servedResource) (storage.Interface, error) {
+	if st := vs.storages.byVersion[vs.version.Name]; st != nil {
+		return st, nil
+	}
 	schemaOf := vs.schema.get
-	defaults := func(obj map[string]any) { crschema.Default(obj, schemaOf()) }
 	// What storage holds is coerced as kube's decoder does on read:
 	// unknown and malformed fields dropped, then defaults applied.
 	onRead := func(obj map[string]any) {
 		_, _ = crschema.CoerceResource(obj, schemaOf(), crschema.CoerceOptions{DropInvalidFields: true})
-		defaults(obj)
+		crschema.Default(obj, schemaOf())
 	}
-	keyPrefix := "/" + crd.Spec.Group + "/" + names.Plural
-	st := vs.storages.byVersion[v.Name]
-	if st == nil {
-		var err error
-		var stop func()
-		st, stop, err = vs.h.storage.NewServed(storagefactory.Spec{
-			Resource: gr, KeyPrefix: keyPrefix, New: newFunc, NewList: newList, NoWatchCache: !vs.cached,
-			Codec: &crCodec{converter: vs.converter, storage: vs.storageGV, memory: gv, defaults: onRead},
-		})
-		if err != nil {
-			return err
-		}
-		vs.storages.byVersion[v.Name] = st
-		vs.storages.stops = append(vs.storages.stops, stop)
-	}
-	sub := v.Subresources
-	hasStatus := sub != nil && sub.Status != nil
-	var scale *apiextv1.CustomResourceSubresourceScale
-	if sub != nil {
-		scale = sub.Scale
-	}
-	opts := customresource.StrategyOptions{
-		Namespaced: namespaced, Kind: gvk, Status: hasStatus, Scale: scale, SelectableFields: v.SelectableFields,
-	}
-	var strategy *customresource.Strategy
-	var storeStrategy registry.Strategy
-	if vs.readOnly {
-		// No schema: no validators. Reads still get the defaults.
-		strategy = customresource.NewStrategy(opts)
-		storeStrategy = readStrategy{Strategy: strategy, schema: vs.schema}
-	} else {
-		structural := schemaOf()
-		opts.Schema, opts.CEL = structural, cel.NewValidator(structural, true, celPerCallLimit)
-		strategy = customresource.NewStrategy(opts)
-		storeStrategy = strategy
-	}
-	store := registry.NewStore(registry.StoreConfig{
-		Resource: gr, Kind: names.Kind, New: newFunc, NewList: newList, KeyPrefix: keyPrefix,
-		Strategy: storeStrategy, Storage: st, Deletion: registry.Deletion(vs.h.storage.Deletion),
+	st, stop, err := vs.h.storage.NewServed(storagefactory.Spec{
+		Resource: r.gr, KeyPrefix: r.keyPrefix, New: r.newFunc, NewList: r.newList, NoWatchCache: !vs.cached,
+		Codec: &crCodec{converter: vs.converter, storage: vs.storageGV, memory: r.gv, defaults: onRead},
 	})
-	table, err := customresource.NewTableConvertor(v.AdditionalPrinterColumns)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	vs.storages.byVersion[vs.version.Name] = st
+	vs.storages.stops = append(vs.storages.stops, stop)
+	return st, nil
+}
+
+// strategy is the custom resource strategy and the one the store uses: a
+// read-only build has no schema, so no validators, and its reads still
+// get the defaults.
+func (vs *versionServing) strategy(r servedResource) (*customresource.Strategy, registry.Strategy) {
+	opts := customresource.StrategyOptions{
+		Namespaced: r.namespaced, Kind: r.gvk, Status: r.hasStatus, Scale: r.scale, SelectableFields: vs.version.SelectableFields,
+	}
+	if vs.readOnly {
+		strategy := customresource.NewStrategy(opts)
+		return strategy, readStrategy{Strategy: strategy, schema: vs.schema}
+	}
+	structural := vs.schema.get()
+	opts.Schema, opts.CEL = structural, cel.NewValidator(structural, true, celPerCallLimit)
+	strategy := customresource.NewStrategy(opts)
+	return strategy, strategy
+}
+
+// shapers are the scopes' defaulter and pruner of decoded bodies, by the
+// version's schema.
+func (vs *versionServing) shapers() (func(runtime.Object), func(runtime.Object) ([]string, error)) {
+	schemaOf := vs.schema.get
 	defaulter := func(obj runtime.Object) {
 		if u, ok := obj.(*unstructured.Unstructured); ok {
-			defaults(u.Object)
+			crschema.Default(u.Object, schemaOf())
 		}
 	}
 	pruner := func(obj runtime.Object) ([]string, error) {
@@ -318,44 +382,24 @@ func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
 		}
 		return crschema.CoerceResource(u.Object, schemaOf(), crschema.CoerceOptions{ReturnUnknownFieldPaths: true})
 	}
-	mainReset := []string(nil)
-	if hasStatus {
-		mainReset = []string{"status"}
-	}
-	main, err := vs.scope(store, gvk, "", namespaced, mainReset)
-	if err != nil {
-		return err
-	}
-	main.Table, main.Defaulter, main.Pruner, main.SupportedFields = table, defaulter, pruner, store.SupportedFields()
-	scopes[v.Name+"/"+names.Plural] = main
-	if hasStatus {
-		status, err := vs.scope(store.Subresource(strategy.StatusStrategy()), gvk, "status", namespaced, []string{"spec"})
-		if err != nil {
-			return err
+	return defaulter, pruner
+}
+
+// scaleScope is the scope of /scale: autoscaling/v1 Scale over the store.
+func (vs *versionServing) scaleScope(store *registry.Store, r servedResource) (*handlers.Scope, error) {
+	scaleKind := schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+	var fm *managedfields.FieldManager
+	if vs.types != nil {
+		var err error
+		if fm, err = vs.installer.FieldManager(scaleKind, "scale"); err != nil {
+			return nil, err
 		}
-		status.Table, status.Defaulter, status.Pruner = table, defaulter, pruner
-		scopes[v.Name+"/"+names.Plural+"/status"] = status
 	}
-	if scale != nil {
-		scaleKind := schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
-		var fm *managedfields.FieldManager
-		if vs.types != nil {
-			if fm, err = vs.installer.FieldManager(scaleKind, "scale"); err != nil {
-				return err
-			}
-		}
-		s := &handlers.Scope{
-			Resource: gv.WithResource(names.Plural), Subresource: "scale", Kind: scaleKind, FieldManager: fm,
-			Namespaced: namespaced, Storage: customresource.NewScaleREST(store, scale, gv, customresource.ReplicasPaths(crd)),
-			Serializer: vs.installer.Serializer, ParameterCodec: vs.installer.ParameterCodec,
-			Creater: vs.installer.Creater, Typer: vs.installer.Typer,
-			Table: customresource.NewScaleTableConvertor(scale), Admission: vs.installer.Admission, PatchTypes: crPatchTypes,
-			MaxRequestBodyBytes: vs.installer.MaxRequestBodyBytes, MinRequestTimeout: vs.installer.MinRequestTimeout,
-			Logger: vs.installer.Logger,
-		}
-		scopes[v.Name+"/"+names.Plural+"/scale"] = s
-	}
-	return nil
+	return &handlers.Scope{
+		Resource: r.gv.WithResource(r.gr.Resource), Subresource: "scale", Kind: scaleKind, FieldManager: fm,
+		Namespaced: r.namespaced, Storage: customresource.NewScaleREST(store, r.scale, r.gv, customresource.ReplicasPaths(vs.crd)),
+		Common: vs.installer.Common, Table: customresource.NewScaleTableConvertor(r.scale), PatchTypes: crPatchTypes,
+	}, nil
 }
 
 // scope is the handlers' scope of the resource or one of its subresources.
@@ -364,13 +408,10 @@ func (vs *versionServing) scope(storage registryStorage, gvk schema.GroupVersion
 	if err != nil {
 		return nil, err
 	}
-	in := vs.installer
 	return &handlers.Scope{
 		Resource: gvk.GroupVersion().WithResource(vs.crd.Status.AcceptedNames.Plural), Subresource: sub, Kind: gvk,
-		Namespaced: namespaced, Storage: storage,
-		Serializer: in.Serializer, ParameterCodec: in.ParameterCodec, Creater: in.Creater, Typer: in.Typer,
-		FieldManager: fm, Admission: in.Admission, PatchTypes: crPatchTypes,
-		MaxRequestBodyBytes: in.MaxRequestBodyBytes, MinRequestTimeout: in.MinRequestTimeout, Logger: in.Logger,
+		Namespaced: namespaced, Storage: storage, Common: vs.installer.Common,
+		FieldManager: fm, PatchTypes: crPatchTypes,
 	}, nil
 }
 

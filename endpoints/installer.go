@@ -7,10 +7,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
-	"log/slog"
 	"sort"
 	"strings"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -19,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/endpoints/discovery"
 	"github.com/capstan-io/capstan/endpoints/handlers"
 	"github.com/capstan-io/capstan/registry/rest"
@@ -69,18 +66,12 @@ type APIGroup struct {
 
 // Config is what the installer needs from the server.
 type Config struct {
-	Serializer     runtime.NegotiatedSerializer
-	ParameterCodec runtime.ParameterCodec
-	Creater        runtime.ObjectCreater
-	Typer          runtime.ObjectTyper
-	Admission      *admission.Chain
+	// Common is given to every scope.
+	handlers.Common
 	// TypeConverter gives the structured-merge-diff type of each kind, for
 	// managed fields and server-side apply; nil disables both.
-	TypeConverter       managedfields.TypeConverter
-	Convertor           runtime.ObjectConvertor
-	MaxRequestBodyBytes int64
-	MinRequestTimeout   time.Duration
-	Logger              *slog.Logger
+	TypeConverter managedfields.TypeConverter
+	Convertor     runtime.ObjectConvertor
 }
 
 // Install builds the scopes of a group's resources and its discovery entry.
@@ -127,11 +118,8 @@ func (c *Config) scope(gv schema.GroupVersion, r Resource) (*handlers.Scope, err
 	return &handlers.Scope{
 		FieldManager: fm, UpdateFieldManager: updateFM,
 		Resource: gv.WithResource(resource), Subresource: sub, Kind: kind,
-		Namespaced: scoper.NamespaceScoped(), Storage: r.Storage,
-		Serializer: c.Serializer, ParameterCodec: c.ParameterCodec, Creater: c.Creater, Typer: c.Typer,
+		Namespaced: scoper.NamespaceScoped(), Storage: r.Storage, Common: c.Common,
 		Defaulter: r.Defaulter, Table: r.Table, SupportedFields: r.SupportedFields,
-		Admission: c.Admission, MaxRequestBodyBytes: c.MaxRequestBodyBytes,
-		MinRequestTimeout: c.MinRequestTimeout, Logger: c.Logger,
 	}, nil
 }
 

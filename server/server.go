@@ -183,11 +183,13 @@ func (s *Server) InstallAPIGroup(g endpoints.APIGroup) error {
 func (s *Server) Installer() *endpoints.Config {
 	c := s.config
 	return &endpoints.Config{
-		Serializer: c.Codecs.Serializer, ParameterCodec: c.Codecs.ParameterCodec,
-		Creater: c.Codecs.Creater, Typer: c.Codecs.Typer, Admission: &c.Admission,
+		Common: handlers.Common{
+			Serializer: c.Codecs.Serializer, ParameterCodec: c.Codecs.ParameterCodec,
+			Creater: c.Codecs.Creater, Typer: c.Codecs.Typer, Admission: &c.Admission,
+			MaxRequestBodyBytes: c.Limits.MaxRequestBodyBytes, MinRequestTimeout: c.Limits.MinRequestTimeout,
+			Logger: c.Logger,
+		},
 		TypeConverter: c.Codecs.TypeConverter, Convertor: c.Codecs.Convertor,
-		MaxRequestBodyBytes: c.Limits.MaxRequestBodyBytes, MinRequestTimeout: c.Limits.MinRequestTimeout,
-		Logger: c.Logger,
 	}
 }
 

@@ -74,8 +74,8 @@ func configMapScopeWith(t testing.TB, encoded bool) (*Scope, *etcd3.Store) {
 	})
 	return &Scope{
 		Resource: corev1.SchemeGroupVersion.WithResource("configmaps"), Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"),
-		Namespaced: true, Storage: store, Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec,
-		Creater: scheme.Scheme, Typer: scheme.Scheme,
+		Namespaced: true, Storage: store,
+		Common: Common{Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme},
 	}, s
 }
 

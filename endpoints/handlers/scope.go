@@ -38,12 +38,8 @@ type Scope struct {
 	Kind        schema.GroupVersionKind // of the objects the endpoint takes and returns
 	Namespaced  bool
 
-	Storage    rest.Storage
-	Serializer runtime.NegotiatedSerializer
-	// ParameterCodec decodes query parameters into option structs.
-	ParameterCodec runtime.ParameterCodec
-	Creater        runtime.ObjectCreater
-	Typer          runtime.ObjectTyper
+	Common
+	Storage rest.Storage
 	// Defaulter applies the resource's defaults to decoded bodies.
 	Defaulter func(obj runtime.Object)
 	// PatchTypes, if set, are the only patch media types served, with
@@ -67,6 +63,17 @@ type Scope struct {
 	// the fields the endpoint resets.
 	UpdateFieldManager *managedfields.FieldManager
 
+}
+
+// Common is what every scope of a server shares: its codecs, admission
+// chain, limits and logger. The server's installer (endpoints.Config)
+// holds one and gives it to each scope it makes.
+type Common struct {
+	Serializer runtime.NegotiatedSerializer
+	// ParameterCodec decodes query parameters into option structs.
+	ParameterCodec runtime.ParameterCodec
+	Creater        runtime.ObjectCreater
+	Typer          runtime.ObjectTyper
 	// Admission mutates and validates writes; nil admits everything.
 	Admission *admission.Chain
 
