@@ -21,8 +21,8 @@ type Config struct {
 	ObjectBytes int           // payload size of every config map
 	Concurrency int           // of the bulk creates that fill, list and informer make
 
-	ServerPID, EtcdPID int
-	Start              StartConfig
+	Processes ProcessConfig
+	Start     StartConfig
 
 	Idle time.Duration
 	Fill []int // cumulative numbers of config maps to measure RSS at
@@ -36,7 +36,11 @@ type Config struct {
 	Watchers  WatchersConfig
 	Informer  InformerConfig
 	CRDs      CRDsConfig
+}
 
+// ProcessConfig names the processes the tool samples and inspects.
+type ProcessConfig struct {
+	ServerPID, EtcdPID int
 	// DebugSocket is the server's pprof unix socket (--debug-socket-path of
 	// both servers; may hold {run}): where set, the crds workload collects
 	// garbage before it reads memory and reports the Go heap as well.

@@ -39,7 +39,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) (*Report, error) {
 		rep.LoadAvgEnd = LoadAvg()
 	}()
 	r := &runner{cfg: &cfg, log: log, runID: fmt.Sprintf("capstan-load-%05x", rand.IntN(1<<20))}
-	kubeconfig, serverPID := cfg.Kubeconfig, cfg.ServerPID
+	kubeconfig, serverPID := cfg.Kubeconfig, cfg.Processes.ServerPID
 	if len(cfg.Start.Command) > 0 {
 		st := r.startServers(ctx)
 		if cfg.wants("startup") {
@@ -56,16 +56,16 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) (*Report, error) {
 			}
 		}()
 		kubeconfig, serverPID = expandRun([]string{cfg.Kubeconfig}, cfg.Start.Runs)[0], st.server.PID()
-		r.debugSocket = expandRun([]string{cfg.DebugSocket}, cfg.Start.Runs)[0]
+		r.debugSocket = expandRun([]string{cfg.Processes.DebugSocket}, cfg.Start.Runs)[0]
 	} else {
-		r.debugSocket = cfg.DebugSocket
+		r.debugSocket = cfg.Processes.DebugSocket
 	}
 	r.serverPID = serverPID
 	var err error
 	if r.client, err = NewClient(kubeconfig, cfg.ContentType, cfg.AllowRemote); err != nil {
 		return rep, err
 	}
-	r.sampler = NewSampler(100*time.Millisecond, Target{"server", serverPID}, Target{"etcd", cfg.EtcdPID})
+	r.sampler = NewSampler(100*time.Millisecond, Target{"server", serverPID}, Target{"etcd", cfg.Processes.EtcdPID})
 	sctx, stopSampling := context.WithCancel(ctx)
 	defer stopSampling()
 	go r.sampler.Run(sctx)

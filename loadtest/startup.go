@@ -65,7 +65,7 @@ func (r *runner) startOne(ctx context.Context, run int) (*Server, time.Duration,
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	sampler := NewSampler(100*time.Millisecond, Target{"server", srv.PID()}, Target{"etcd", r.cfg.EtcdPID})
+	sampler := NewSampler(100*time.Millisecond, Target{"server", srv.PID()}, Target{"etcd", r.cfg.Processes.EtcdPID})
 	w := sampler.Start()
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()

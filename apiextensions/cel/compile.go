@@ -308,36 +308,10 @@ func compileRule(node *schema.Structural, rule apiextv1.ValidationRule, set *env
 	res.program = prog
 
 	if rule.MessageExpression != "" {
-		menv := chooser.messageEnv(set, rule.MessageExpression)
-		mast, issues := menv.Compile(rule.MessageExpression)
-		if issues != nil {
-			res.messageErr = &apiservercel.Error{Type: apiservercel.ErrorTypeInvalid, Detail: "messageExpression compilation failed: " + issues.String()}
+		res.messageProgram, res.messageMaxCost, res.messageErr = compileMessage(rule.MessageExpression, set, chooser, estimator, perCallLimit)
+		if res.messageErr != nil {
 			return res
 		}
-		if mast.OutputType() != cel.StringType {
-			res.messageErr = &apiservercel.Error{Type: apiservercel.ErrorTypeInvalid, Detail: "messageExpression must evaluate to a string"}
-			return res
-		}
-		if _, err := cel.AstToCheckedExpr(mast); err != nil {
-			res.messageErr = &apiservercel.Error{Type: apiservercel.ErrorTypeInternal, Detail: "unexpected messageExpression compilation error: " + err.Error()}
-			return res
-		}
-		mprog, err := menv.Program(mast,
-			cel.CostLimit(perCallLimit),
-			cel.CostTracking(estimator),
-			cel.InterruptCheckFrequency(celconfig.CheckFrequency),
-		)
-		if err != nil {
-			res.messageErr = &apiservercel.Error{Type: apiservercel.ErrorTypeInvalid, Detail: "messageExpression instantiation failed: " + err.Error()}
-			return res
-		}
-		mest, err := menv.EstimateCost(mast, estimator)
-		if err != nil {
-			res.messageErr = &apiservercel.Error{Type: apiservercel.ErrorTypeInternal, Detail: "cost estimation failed for messageExpression: " + err.Error()}
-			return res
-		}
-		res.messageProgram = mprog
-		res.messageMaxCost = mest.Max
 	}
 	if rule.FieldPath != "" {
 		if p, _, err := ValidFieldPath(rule.FieldPath, node); err == nil {
@@ -345,6 +319,35 @@ func compileRule(node *schema.Structural, rule apiextv1.ValidationRule, set *env
 		}
 	}
 	return res
+}
+
+// compileMessage compiles a rule's messageExpression, which must yield a
+// string, and estimates its cost.
+func compileMessage(expr string, set *environment.EnvSet, chooser envChooser, estimator *library.CostEstimator, perCallLimit uint64) (cel.Program, uint64, *apiservercel.Error) {
+	menv := chooser.messageEnv(set, expr)
+	mast, issues := menv.Compile(expr)
+	if issues != nil {
+		return nil, 0, &apiservercel.Error{Type: apiservercel.ErrorTypeInvalid, Detail: "messageExpression compilation failed: " + issues.String()}
+	}
+	if mast.OutputType() != cel.StringType {
+		return nil, 0, &apiservercel.Error{Type: apiservercel.ErrorTypeInvalid, Detail: "messageExpression must evaluate to a string"}
+	}
+	if _, err := cel.AstToCheckedExpr(mast); err != nil {
+		return nil, 0, &apiservercel.Error{Type: apiservercel.ErrorTypeInternal, Detail: "unexpected messageExpression compilation error: " + err.Error()}
+	}
+	mprog, err := menv.Program(mast,
+		cel.CostLimit(perCallLimit),
+		cel.CostTracking(estimator),
+		cel.InterruptCheckFrequency(celconfig.CheckFrequency),
+	)
+	if err != nil {
+		return nil, 0, &apiservercel.Error{Type: apiservercel.ErrorTypeInvalid, Detail: "messageExpression instantiation failed: " + err.Error()}
+	}
+	mest, err := menv.EstimateCost(mast, estimator)
+	if err != nil {
+		return nil, 0, &apiservercel.Error{Type: apiservercel.ErrorTypeInternal, Detail: "cost estimation failed for messageExpression: " + err.Error()}
+	}
+	return mprog, mest.Max, nil
 }
 
 // sizeEstimator bounds the size of the values an expression reaches from

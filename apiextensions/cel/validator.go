@@ -427,66 +427,22 @@ func (e evaluation) validateRules(n *ruleNode, fldPath *field.Path, obj, oldObj 
 		}
 		budget -= int64(*cost)
 		if err != nil {
-			switch {
-			case strings.HasPrefix(err.Error(), "no such overload"):
-				// only values typed dyn (int-or-string) get past the type
-				// checker to fail here
-				errs = append(errs, field.Invalid(fldPath, typ, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", err, ruleErrorString(rule))))
-			case strings.HasPrefix(err.Error(), costLimitExceeded):
-				return append(errs, field.Invalid(fldPath, typ, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", err, ruleErrorString(rule)))), -1
-			default:
-				// no such key, index out of bounds, overflow, division by zero...
-				errs = append(errs, field.Invalid(fldPath, typ, fmt.Sprintf("%v evaluating rule: %v", err, ruleErrorString(rule))))
+			fe, stop := evalError(err, fldPath, typ, rule)
+			errs = append(errs, fe)
+			if stop {
+				return errs, -1
 			}
 			continue
 		}
 		if result == types.True {
 			continue
 		}
-
-		path := fldPath
-		if c.fieldPath != "" {
-			path = path.Child(c.fieldPath)
+		var failed field.ErrorList
+		failed, budget = e.ruleFailed(c, rule, fldPath, typ, obj, act, r, budget)
+		errs = append(errs, failed...)
+		if budget < 0 {
+			return errs, -1
 		}
-		ratcheted := !c.usesOldSelf && r.ratchets()
-		add := func(fe *field.Error) {
-			if ratcheted {
-				if e.warn != nil {
-					e.warn(fe.Error())
-				}
-				return
-			}
-			errs = append(errs, fe)
-		}
-		detail, ok := "", false
-		if c.messageProgram != nil {
-			// kube evaluates messages with the plain oldSelf even for
-			// optionalOldSelf rules: a message that reads the optional
-			// oldSelf fails there and falls back to message
-			msg, left, merr := evalMessageExpression(e.ctx, c.messageProgram, rule.MessageExpression, act, budget)
-			switch {
-			case merr == nil:
-				detail, ok = msg, true
-				budget = left
-			case merr.Type == apiservercel.ErrorTypeInternal:
-				add(field.InternalError(path, merr))
-				return errs, -1
-			case merr.Type == apiservercel.ErrorTypeInvalid:
-				add(field.Invalid(path, typ, merr.Error()))
-				return errs, -1
-			default:
-				// the message could not be made: fall back to message
-				budget = left
-			}
-		}
-		if !ok {
-			detail = ruleMessageOrDefault(rule)
-		}
-		var value any = obj
-		if typ == "object" || typ == "array" {
-			value = field.OmitValueType{}
-		}
-		add(fieldErrorForReason(path, value, detail, rule.Reason))
 	}
 	return errs, budget
 }
@@ -613,4 +569,72 @@ func fieldErrorForReason(path *field.Path, value any, detail string, reason *api
 	default:
 		return field.Invalid(path, value, detail)
 	}
+}
+
+// evalError is the error of a rule whose evaluation failed, and whether no
+// further rule may run.
+func evalError(err error, fldPath *field.Path, typ string, rule apiextv1.ValidationRule) (*field.Error, bool) {
+	switch {
+	case strings.HasPrefix(err.Error(), "no such overload"):
+		// only values typed dyn (int-or-string) get past the type
+		// checker to fail here
+		return field.Invalid(fldPath, typ, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", err, ruleErrorString(rule))), false
+	case strings.HasPrefix(err.Error(), costLimitExceeded):
+		return field.Invalid(fldPath, typ, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", err, ruleErrorString(rule))), true
+	default:
+		// no such key, index out of bounds, overflow, division by zero...
+		return field.Invalid(fldPath, typ, fmt.Sprintf("%v evaluating rule: %v", err, ruleErrorString(rule))), false
+	}
+}
+
+// ruleFailed reports a rule that evaluated to false: its message (or
+// messageExpression's, which costs budget) as an error, or as a warning
+// where ratcheting lets the unchanged value pass. A budget of -1 stops
+// the validation.
+func (e evaluation) ruleFailed(c compiledRule, rule apiextv1.ValidationRule, fldPath *field.Path, typ string, obj any, act interpreter.Activation, r ratchet, budget int64) (field.ErrorList, int64) {
+	var errs field.ErrorList
+	path := fldPath
+	if c.fieldPath != "" {
+		path = path.Child(c.fieldPath)
+	}
+	ratcheted := !c.usesOldSelf && r.ratchets()
+	add := func(fe *field.Error) {
+		if ratcheted {
+			if e.warn != nil {
+				e.warn(fe.Error())
+			}
+			return
+		}
+		errs = append(errs, fe)
+	}
+	detail, ok := "", false
+	if c.messageProgram != nil {
+		// kube evaluates messages with the plain oldSelf even for
+		// optionalOldSelf rules: a message that reads the optional
+		// oldSelf fails there and falls back to message
+		msg, left, merr := evalMessageExpression(e.ctx, c.messageProgram, rule.MessageExpression, act, budget)
+		switch {
+		case merr == nil:
+			detail, ok = msg, true
+			budget = left
+		case merr.Type == apiservercel.ErrorTypeInternal:
+			add(field.InternalError(path, merr))
+			return errs, -1
+		case merr.Type == apiservercel.ErrorTypeInvalid:
+			add(field.Invalid(path, typ, merr.Error()))
+			return errs, -1
+		default:
+			// the message could not be made: fall back to message
+			budget = left
+		}
+	}
+	if !ok {
+		detail = ruleMessageOrDefault(rule)
+	}
+	var value any = obj
+	if typ == "object" || typ == "array" {
+		value = field.OmitValueType{}
+	}
+	add(fieldErrorForReason(path, value, detail, rule.Reason))
+	return errs, budget
 }

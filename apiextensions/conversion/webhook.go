@@ -101,30 +101,9 @@ func (w *webhookStrategy) convert(ctx context.Context, in runtime.Object, to sch
 		return in, nil
 	}
 
-	uid := uuid.NewUUID()
-	objects := make([]runtime.RawExtension, len(originals))
-	for i, o := range originals {
-		objects[i] = runtime.RawExtension{Object: o}
-	}
-	reviewAPIVersion := apiextv1.GroupName + "/" + w.reviewVersion
-	body, err := json.Marshal(&conversionReview{
-		TypeMeta: metav1.TypeMeta{APIVersion: reviewAPIVersion, Kind: "ConversionReview"},
-		Request:  &apiextv1.ConversionRequest{UID: uid, DesiredAPIVersion: desired, Objects: objects},
-		Response: &apiextv1.ConversionResponse{},
-	})
+	converted, err := w.review(ctx, inGVK, desired, originals)
 	if err != nil {
-		return nil, fmt.Errorf("conversion webhook for %v failed: %v", inGVK, err)
-	}
-	answer, err := w.client.post(ctx, body, w.timeout, w.maxResponseBytes)
-	if err != nil {
-		return nil, fmt.Errorf("conversion webhook for %v failed: %v", inGVK, err)
-	}
-	converted, err := w.convertedObjects(uid, answer)
-	if err != nil {
-		return nil, fmt.Errorf("conversion webhook for %v failed: %v", inGVK, err)
-	}
-	if len(converted) != len(originals) {
-		return nil, fmt.Errorf("conversion webhook for %v returned %d objects, expected %d", inGVK, len(converted), len(originals))
+		return nil, err
 	}
 
 	if !isList {
@@ -169,6 +148,37 @@ func (w *webhookStrategy) convert(ctx context.Context, in runtime.Object, to sch
 	}
 	list.SetAPIVersion(desired)
 	return list, nil
+}
+
+// review sends originals to the webhook in a ConversionReview and returns
+// its converted objects, one for each.
+func (w *webhookStrategy) review(ctx context.Context, inGVK schema.GroupVersionKind, desired string, originals []*unstructured.Unstructured) ([]runtime.RawExtension, error) {
+	uid := uuid.NewUUID()
+	objects := make([]runtime.RawExtension, len(originals))
+	for i, o := range originals {
+		objects[i] = runtime.RawExtension{Object: o}
+	}
+	reviewAPIVersion := apiextv1.GroupName + "/" + w.reviewVersion
+	body, err := json.Marshal(&conversionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: reviewAPIVersion, Kind: "ConversionReview"},
+		Request:  &apiextv1.ConversionRequest{UID: uid, DesiredAPIVersion: desired, Objects: objects},
+		Response: &apiextv1.ConversionResponse{},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("conversion webhook for %v failed: %v", inGVK, err)
+	}
+	answer, err := w.client.post(ctx, body, w.timeout, w.maxResponseBytes)
+	if err != nil {
+		return nil, fmt.Errorf("conversion webhook for %v failed: %v", inGVK, err)
+	}
+	converted, err := w.convertedObjects(uid, answer)
+	if err != nil {
+		return nil, fmt.Errorf("conversion webhook for %v failed: %v", inGVK, err)
+	}
+	if len(converted) != len(originals) {
+		return nil, fmt.Errorf("conversion webhook for %v returned %d objects, expected %d", inGVK, len(converted), len(originals))
+	}
+	return converted, nil
 }
 
 // convertedObjects checks a webhook's ConversionReview and returns its

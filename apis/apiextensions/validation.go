@@ -173,6 +173,44 @@ func validateSpec(spec *apiextv1.CustomResourceDefinitionSpec, opts options, fld
 		errs = append(errs, field.NotSupported(fldPath.Child("scope"), spec.Scope, []string{string(apiextv1.ClusterScoped), string(apiextv1.NamespaceScoped)}))
 	}
 
+	errs = append(errs, validateVersions(spec, view, opts, fldPath)...)
+	namesPath := fldPath.Child("names")
+	for _, n := range []struct{ name, value string }{
+		{"plural", spec.Names.Plural}, {"singular", spec.Names.Singular},
+		{"kind", spec.Names.Kind}, {"listKind", spec.Names.ListKind},
+	} {
+		if n.value == "" {
+			errs = append(errs, field.Required(namesPath.Child(n.name), ""))
+		}
+	}
+	errs = append(errs, ValidateNames(&spec.Names, namesPath)...)
+
+	// The fields shared by all versions, at their spec-level paths.
+	errs = append(errs, validateSchema(view.topSchema(), view.anyStatus(), opts.schema.forVersion(view.topVersion()), fldPath.Child("validation"))...)
+	errs = append(errs, ValidateSubresources(view.topSubresources(), fldPath.Child("subresources"))...)
+	for i := range view.topColumns() {
+		errs = append(errs, ValidatePrinterColumn(&view.topColumns()[i], fldPath.Child("additionalPrinterColumns").Index(i))...)
+	}
+	if fields := view.topSelectable(); len(fields) > 0 {
+		if s := view.topSchema(); s == nil || s.OpenAPIV3Schema == nil {
+			errs = append(errs, field.Invalid(fldPath.Child("selectableFields"), "", "may only be set when validations.schema is included"))
+		} else {
+			// kube names this path spec.schema.openAPIV3Schema.
+			errs = append(errs, validateSelectableFields(fields, s.OpenAPIV3Schema, fldPath.Child("schema.openAPIV3Schema"), fldPath.Child("selectableFields"), opts.allowTooManySelectableFields[""])...)
+		}
+	}
+
+	if spec.Conversion != nil && spec.Conversion.Strategy != apiextv1.NoneConverter && spec.PreserveUnknownFields {
+		errs = append(errs, field.Invalid(fldPath.Child("conversion").Child("strategy"), spec.Conversion.Strategy, "must be None if spec.preserveUnknownFields is true"))
+	}
+	errs = append(errs, validateConversion(spec.Conversion, opts, fldPath.Child("conversion"))...)
+	return errs
+}
+
+// validateVersions validates the versions: a schema where one is needed,
+// unique valid names, one storage version.
+func validateVersions(spec *apiextv1.CustomResourceDefinitionSpec, view specView, opts options, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
 	versionsPath := fldPath.Child("versions")
 	if opts.requireOpenAPISchema {
 		for i, v := range spec.Versions {
@@ -221,37 +259,6 @@ func validateSpec(spec *apiextv1.CustomResourceDefinitionSpec, opts options, fld
 			errs = append(errs, field.Invalid(fldPath.Child("version"), top, strings.Join(msgs, ",")))
 		}
 	}
-
-	namesPath := fldPath.Child("names")
-	for _, n := range []struct{ name, value string }{
-		{"plural", spec.Names.Plural}, {"singular", spec.Names.Singular},
-		{"kind", spec.Names.Kind}, {"listKind", spec.Names.ListKind},
-	} {
-		if n.value == "" {
-			errs = append(errs, field.Required(namesPath.Child(n.name), ""))
-		}
-	}
-	errs = append(errs, ValidateNames(&spec.Names, namesPath)...)
-
-	// The fields shared by all versions, at their spec-level paths.
-	errs = append(errs, validateSchema(view.topSchema(), view.anyStatus(), opts.schema.forVersion(view.topVersion()), fldPath.Child("validation"))...)
-	errs = append(errs, ValidateSubresources(view.topSubresources(), fldPath.Child("subresources"))...)
-	for i := range view.topColumns() {
-		errs = append(errs, ValidatePrinterColumn(&view.topColumns()[i], fldPath.Child("additionalPrinterColumns").Index(i))...)
-	}
-	if fields := view.topSelectable(); len(fields) > 0 {
-		if s := view.topSchema(); s == nil || s.OpenAPIV3Schema == nil {
-			errs = append(errs, field.Invalid(fldPath.Child("selectableFields"), "", "may only be set when validations.schema is included"))
-		} else {
-			// kube names this path spec.schema.openAPIV3Schema.
-			errs = append(errs, validateSelectableFields(fields, s.OpenAPIV3Schema, fldPath.Child("schema.openAPIV3Schema"), fldPath.Child("selectableFields"), opts.allowTooManySelectableFields[""])...)
-		}
-	}
-
-	if spec.Conversion != nil && spec.Conversion.Strategy != apiextv1.NoneConverter && spec.PreserveUnknownFields {
-		errs = append(errs, field.Invalid(fldPath.Child("conversion").Child("strategy"), spec.Conversion.Strategy, "must be None if spec.preserveUnknownFields is true"))
-	}
-	errs = append(errs, validateConversion(spec.Conversion, opts, fldPath.Child("conversion"))...)
 	return errs
 }
 

@@ -21,8 +21,8 @@ func bindFlags(fs *flag.FlagSet) (cfg *loadtest.Config, workloads, fill, jsonPat
 	fs.IntVar(&cfg.Concurrency, "concurrency", 8, "Workers of the bulk creates of fill, list and informer.")
 	jsonPath = fs.String("json", "", "Also write the report as JSON to this file.")
 
-	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "Sample this process's RSS and CPU (/proc) as the server's; set by the tool when it starts the server.")
-	fs.IntVar(&cfg.EtcdPID, "etcd-pid", 0, "Sample this process as etcd's (leave unset when etcd runs inside the server).")
+	fs.IntVar(&cfg.Processes.ServerPID, "server-pid", 0, "Sample this process's RSS and CPU (/proc) as the server's; set by the tool when it starts the server.")
+	fs.IntVar(&cfg.Processes.EtcdPID, "etcd-pid", 0, "Sample this process as etcd's (leave unset when etcd runs inside the server).")
 	fs.StringVar(&cfg.Start.ReadyURL, "ready-url", "", "The started server's /readyz URL (polled anonymously, certificate not verified).")
 	fs.StringVar(&cfg.Start.Log, "server-log", defaultServerLog(), "Where the started server's output goes.")
 	fs.IntVar(&cfg.Start.Runs, "startup-runs", 1, "How many times to start the server; the last one serves the other workloads.")
@@ -54,7 +54,7 @@ func bindFlags(fs *flag.FlagSet) (cfg *loadtest.Config, workloads, fill, jsonPat
 	fs.DurationVar(&cfg.CRDs.Settle, "crds-settle", 90*time.Second, "crds: idle time before each memory reading (the watch caches of both servers keep 75 s of history).")
 	fs.DurationVar(&cfg.CRDs.Timeout, "crds-timeout", 30*time.Minute, "crds: how long to wait for all CRDs to be served, and again for their deletion.")
 	fs.StringVar(&cfg.CRDs.ProfileDir, "crds-profile-dir", "", "crds: save the server's heap profile here at each memory reading (needs --debug-socket).")
-	fs.StringVar(&cfg.DebugSocket, "debug-socket", "", "The server's pprof unix socket (its --debug-socket-path; may hold {run}): "+
+	fs.StringVar(&cfg.Processes.DebugSocket, "debug-socket", "", "The server's pprof unix socket (its --debug-socket-path; may hold {run}): "+
 		"crds then collects garbage before reading memory and reports the Go heap too.")
 	return cfg, workloads, fill, jsonPath
 }

@@ -28,7 +28,7 @@ import (
 // the cache keeps none, if they cannot be read (the predicate's own
 // attribute function then fails on the object as well), or if its field
 // names are not the resource's. Run's goroutine only: it encodes through
-// c.attrsBuf.
+// c.run.attrsBuf.
 func (c *Cacher) keepAttrs(e *element, obj runtime.Object) {
 	if c.fieldNames == nil {
 		return
@@ -37,7 +37,7 @@ func (c *Cacher) keepAttrs(e *element, obj runtime.Object) {
 	if err != nil || len(fs) != len(c.fieldNames) {
 		return
 	}
-	b := c.attrsBuf[:0]
+	b := c.run.attrsBuf[:0]
 	for _, name := range c.fieldNames {
 		v, ok := fs[name]
 		if !ok {
@@ -48,7 +48,7 @@ func (c *Cacher) keepAttrs(e *element, obj runtime.Object) {
 	for k, v := range ls {
 		b = appendString(appendString(b, k, e.key), v, e.key)
 	}
-	c.attrsBuf = b
+	c.run.attrsBuf = b
 	e.attrs = string(b)
 }
 

@@ -126,7 +126,7 @@ type CompactRevisioner interface {
 // Cacher is the watch cache of one resource. Run fills it and keeps it
 // current; until it is ready every call goes to the backend.
 type Cacher struct {
-	storage        storage.Interface
+	// Fixed by New:
 	newFunc        func() runtime.Object
 	newListFunc    func() runtime.Object
 	resourcePrefix string
@@ -134,37 +134,58 @@ type Cacher struct {
 	codec          runtime.Codec
 	attrs          storage.AttrFunc
 	fieldNames     []string // the fields attrs gives, sorted; nil: none kept
-	compactions    CompactRevisioner
 	watcherBuffer  int
 	logger         *slog.Logger
 	clock          clock.WithTicker
-	progress       *progressRequester
-	revisions      *revisionBatcher
+	backend        backend
+
 	// backendReached is a revision the backend is known to have reached:
 	// the latest of a write through the cache or of a revision read that
 	// found the cache behind. While the cache is older, it is behind.
 	backendReached atomic.Uint64
-	budget         *timeBudget  // used by Run's goroutine only
-	encodeBuf      bytes.Buffer // used by Run's goroutine only
-	attrsBuf       []byte       // used by Run's goroutine only
 
-	// targets is reused by Run's goroutine to collect the watchers of an
-	// event.
-	targets []*cacheWatcher
+	run runScratch // used by Run's goroutine only
 
-	mu      sync.RWMutex // guards the fields below
-	ready   bool         // the state is current up to rv
-	stopped bool         // Run has returned
-	lastErr error        // why the cache is not ready
-	rv      uint64       // the revision the cache has seen everything up to
-	hist    history      // the live state and recent events; Run's goroutine changes them
+	mu     sync.RWMutex // guards the fields below
+	status cacheStatus
+	rv     uint64  // the revision the cache has seen everything up to
+	hist   history // the live state and recent events; Run's goroutine changes them
 	// rvChanged is closed and replaced whenever rv or ready changes.
-	rvChanged chan struct{}
-	watchers  watcherIndex
-	// progressSeq counts the backend's progress notifications;
-	// lastProgressScan is when they last made bookmarks.
-	progressSeq      uint64
-	lastProgressScan time.Time
+	rvChanged    chan struct{}
+	watchers     watcherIndex
+	progressScan progressScan
+}
+
+// backend is the storage the cache is in front of, and the helpers that
+// read it; fixed by New.
+type backend struct {
+	storage     storage.Interface
+	compactions CompactRevisioner
+	progress    *progressRequester
+	revisions   *revisionBatcher
+}
+
+// runScratch is what Run's goroutine reuses from event to event.
+type runScratch struct {
+	budget    *timeBudget
+	encodeBuf bytes.Buffer
+	attrsBuf  []byte
+	// targets collects the watchers of an event.
+	targets []*cacheWatcher
+}
+
+// cacheStatus is whether the cache serves; guarded by Cacher.mu.
+type cacheStatus struct {
+	ready   bool  // the state is current up to rv
+	stopped bool  // Run has returned
+	lastErr error // why the cache is not ready
+}
+
+// progressScan counts the backend's progress notifications and tells when
+// they last made bookmarks; guarded by Cacher.mu.
+type progressScan struct {
+	seq  uint64
+	last time.Time
 }
 
 var _ storage.Interface = (*Cacher)(nil)
@@ -182,23 +203,23 @@ func New(cfg Config) (*Cacher, error) {
 	}
 	cfg = withDefaults(cfg)
 	c := &Cacher{
-		storage: cfg.Storage, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc,
-		resourcePrefix: cfg.ResourcePrefix, keyFunc: cfg.KeyFunc, codec: cfg.Codec, compactions: cfg.Compactions,
+		backend: backend{storage: cfg.Storage, compactions: cfg.Compactions}, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc,
+		resourcePrefix: cfg.ResourcePrefix, keyFunc: cfg.KeyFunc, codec: cfg.Codec,
 		attrs: cfg.Attrs, fieldNames: fieldNamesOf(cfg.Attrs, cfg.NewFunc),
 		watcherBuffer: cfg.WatcherBuffer, clock: cfg.Clock,
 		logger:    cfg.Logger.With("resource", cfg.GroupResource.String()),
-		budget:    newTimeBudget(cfg.Clock),
+		run:       runScratch{budget: newTimeBudget(cfg.Clock)},
 		hist:      history{cfg: cfg.History},
 		rvChanged: make(chan struct{}),
 		watchers:  newWatcherIndex(),
-		lastErr:   errors.New("initializing"),
+		status:    cacheStatus{lastErr: errors.New("initializing")},
 	}
 	var request func(context.Context) error
 	if pr, ok := cfg.Storage.(ProgressRequester); ok {
 		request = pr.RequestWatchProgress
 	}
-	c.progress = newProgressRequester(request, cfg.Clock, c.logger)
-	c.revisions = newRevisionBatcher(cfg.Storage.CurrentResourceVersion)
+	c.backend.progress = newProgressRequester(request, cfg.Clock, c.logger)
+	c.backend.revisions = newRevisionBatcher(cfg.Storage.CurrentResourceVersion)
 	c.hist.reset(newTree(), 0)
 	return c, nil
 }
@@ -238,10 +259,10 @@ func (c *Cacher) ReadinessCheck() error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	switch {
-	case c.stopped:
+	case c.status.stopped:
 		return errors.New("watch cache is stopped")
-	case !c.ready:
-		return fmt.Errorf("watch cache is not ready: %w", c.lastErr)
+	case !c.status.ready:
+		return fmt.Errorf("watch cache is not ready: %w", c.status.lastErr)
 	}
 	return nil
 }
@@ -250,7 +271,7 @@ func (c *Cacher) ReadinessCheck() error {
 func (c *Cacher) Wait(ctx context.Context) error {
 	for {
 		c.mu.RLock()
-		ready, stopped, changed := c.ready, c.stopped, c.rvChanged
+		ready, stopped, changed := c.status.ready, c.status.stopped, c.rvChanged
 		c.mu.RUnlock()
 		switch {
 		case stopped:

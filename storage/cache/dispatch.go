@@ -35,7 +35,7 @@ func (c *Cacher) dispatch(ev *event, targets []*cacheWatcher) {
 	if len(blocked) == 0 {
 		return
 	}
-	budget := c.budget.take()
+	budget := c.run.budget.take()
 	if budget <= 0 {
 		c.closeBlocked(ev, blocked)
 		return
@@ -49,7 +49,7 @@ func (c *Cacher) dispatch(ev *event, targets []*cacheWatcher) {
 			return // the budget is spent
 		}
 	}
-	c.budget.giveBack(budget - c.clock.Since(start))
+	c.run.budget.giveBack(budget - c.clock.Since(start))
 }
 
 // closeBlocked closes the watchers that still have no room for ev.
@@ -117,8 +117,8 @@ func (c *Cacher) tick() {
 	now := c.clock.Now()
 	c.mu.Lock()
 	c.hist.evict(now)
-	if c.compactions != nil {
-		if rev := c.compactions.CompactRevision(); rev > 0 {
+	if c.backend.compactions != nil {
+		if rev := c.backend.compactions.CompactRevision(); rev > 0 {
 			c.hist.compact(uint64(rev), c.rv)
 		}
 	}
@@ -139,12 +139,12 @@ func (c *Cacher) progressed(rv uint64) {
 	if rv > c.rv {
 		c.setRVLocked(rv)
 	}
-	c.progressSeq++
-	if now.Sub(c.lastProgressScan) < progressScanInterval {
+	c.progressScan.seq++
+	if now.Sub(c.progressScan.last) < progressScanInterval {
 		c.mu.Unlock()
 		return
 	}
-	c.lastProgressScan = now
+	c.progressScan.last = now
 	targets, bm := c.dueBookmarksLocked(now)
 	c.mu.Unlock()
 	sendBookmarks(targets, bm)
@@ -158,17 +158,17 @@ func (c *Cacher) progressed(rv uint64) {
 func (c *Cacher) dueBookmarksLocked(now time.Time) ([]*cacheWatcher, *event) {
 	var due []*cacheWatcher
 	for w := range c.watchers.bookmarks {
-		if c.rv <= w.bookmarkRV {
+		if c.rv <= w.marks.bookmarkRV {
 			continue
 		}
-		since := now.Sub(w.lastBookmark)
-		progress := c.progressSeq > w.progressSeen && (!w.bookmarked || since >= progressBookmarkInterval)
-		deadline := !w.deadline.IsZero() && !w.deadlineMarked && !now.Before(w.deadline.Add(-deadlineBookmarkLead))
+		since := now.Sub(w.marks.lastBookmark)
+		progress := c.progressScan.seq > w.marks.progressSeen && (!w.marks.bookmarked || since >= progressBookmarkInterval)
+		deadline := !w.deadline.IsZero() && !w.marks.deadlineMarked && !now.Before(w.deadline.Add(-deadlineBookmarkLead))
 		if !progress && !deadline && since < bookmarkFrequency {
 			continue
 		}
-		w.lastBookmark, w.bookmarked, w.bookmarkRV, w.progressSeen = now, true, c.rv, c.progressSeq
-		w.deadlineMarked = w.deadlineMarked || deadline
+		w.marks.lastBookmark, w.marks.bookmarked, w.marks.bookmarkRV, w.marks.progressSeen = now, true, c.rv, c.progressScan.seq
+		w.marks.deadlineMarked = w.marks.deadlineMarked || deadline
 		due = append(due, w)
 	}
 	return due, &event{typ: watch.Bookmark, rv: c.rv}

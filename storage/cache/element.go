@@ -49,19 +49,19 @@ type element struct {
 
 // newElement returns the element of obj at key: obj itself in a cache
 // without a codec, else obj's encoding (obj is then left as it was).
-// Run's goroutine only: it encodes through c.encodeBuf.
+// Run's goroutine only: it encodes through c.run.encodeBuf.
 func (c *Cacher) newElement(key string, obj runtime.Object) (*element, error) {
 	if c.codec == nil {
 		e := &element{key: key, obj: obj}
 		c.keepAttrs(e, obj)
 		return e, nil
 	}
-	c.encodeBuf.Reset()
-	if err := c.codec.Encode(obj, &c.encodeBuf); err != nil {
+	c.run.encodeBuf.Reset()
+	if err := c.codec.Encode(obj, &c.run.encodeBuf); err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", key, err)
 	}
 	// Exactly its size: the buffer grows by doubling.
-	e := &element{key: key, data: bytes.Clone(c.encodeBuf.Bytes())}
+	e := &element{key: key, data: bytes.Clone(c.run.encodeBuf.Bytes())}
 	if _, _, msg, err := protobufEnvelopeKind(e.data); err == nil {
 		// msg is a slice of data: its start is how much less room it has.
 		e.msgStart = uint32(cap(e.data) - cap(msg))

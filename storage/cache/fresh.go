@@ -25,10 +25,10 @@ const (
 // at the backend's periodic notifications), or not within freshTimeout,
 // and the caller goes to the backend.
 func (c *Cacher) waitConsistent(ctx context.Context) (bool, error) {
-	if c.progress.request == nil {
+	if c.backend.progress.request == nil {
 		return false, nil
 	}
-	current, err := c.revisions.current(ctx)
+	current, err := c.backend.revisions.current(ctx)
 	if err != nil {
 		return false, nil // the backend reports it
 	}
@@ -47,23 +47,23 @@ func (c *Cacher) waitConsistent(ctx context.Context) (bool, error) {
 // revision read is needed to tell: the GET then costs one round trip, as
 // in kube, rather than two.
 func (c *Cacher) freshNow(ctx context.Context) bool {
-	if c.progress.request == nil {
+	if c.backend.progress.request == nil {
 		return false
 	}
 	if c.knownBehind() {
-		c.progress.nudge()
+		c.backend.progress.nudge()
 		return false
 	}
-	current, err := c.revisions.current(ctx)
+	current, err := c.backend.revisions.current(ctx)
 	if err != nil {
 		return false
 	}
 	c.mu.RLock()
-	fresh := c.ready && current <= c.rv
+	fresh := c.status.ready && current <= c.rv
 	c.mu.RUnlock()
 	if !fresh {
 		c.backendAt(current)
-		c.progress.nudge()
+		c.backend.progress.nudge()
 	}
 	return fresh
 }
@@ -94,7 +94,7 @@ func (c *Cacher) backendAt(rv uint64) {
 // one is not waited for.
 func (c *Cacher) waitFresh(ctx context.Context, rv uint64, checkFuture bool) (bool, error) {
 	c.mu.RLock()
-	current, ready := c.rv, c.ready
+	current, ready := c.rv, c.status.ready
 	c.mu.RUnlock()
 	switch {
 	case !ready:
@@ -103,17 +103,17 @@ func (c *Cacher) waitFresh(ctx context.Context, rv uint64, checkFuture bool) (bo
 		return true, nil
 	}
 	if checkFuture {
-		if now, err := c.revisions.current(ctx); err != nil || rv > now {
+		if now, err := c.backend.revisions.current(ctx); err != nil || rv > now {
 			return false, nil
 		}
 	}
-	c.progress.add()
-	defer c.progress.remove()
+	c.backend.progress.add()
+	defer c.backend.progress.remove()
 	timeout := c.clock.NewTimer(freshTimeout)
 	defer timeout.Stop()
 	for {
 		c.mu.RLock()
-		current, ready, changed := c.rv, c.ready, c.rvChanged
+		current, ready, changed := c.rv, c.status.ready, c.rvChanged
 		c.mu.RUnlock()
 		switch {
 		case !ready:

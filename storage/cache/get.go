@@ -19,7 +19,7 @@ func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, o
 	case err != nil:
 		return err
 	case !ok:
-		return c.storage.Get(ctx, key, opts, out)
+		return c.backend.storage.Get(ctx, key, opts, out)
 	case e == nil:
 		return runtime.SetZeroValue(out)
 	}
@@ -44,7 +44,7 @@ func (c *Cacher) getElement(ctx context.Context, key string, opts storage.GetOpt
 		}
 	}
 	c.mu.RLock()
-	ready, current := c.ready, c.rv
+	ready, current := c.status.ready, c.rv
 	e, ok := c.hist.get(prepared)
 	c.mu.RUnlock()
 	if !ready || rv > current {

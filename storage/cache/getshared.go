@@ -27,7 +27,7 @@ func (c *Cacher) GetShared(ctx context.Context, key string, opts storage.GetOpti
 	}
 	if !ok {
 		out := c.newFunc()
-		if err := c.storage.Get(ctx, key, opts, out); err != nil {
+		if err := c.backend.storage.Get(ctx, key, opts, out); err != nil {
 			return nil, err
 		}
 		if prepare != nil {

@@ -35,7 +35,7 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 		return err
 	}
 	if !ok {
-		return c.storage.GetList(ctx, key, opts, listObj)
+		return c.backend.storage.GetList(ctx, key, opts, listObj)
 	}
 	return c.listFrom(plan, prepared, opts, listObj)
 }
@@ -92,7 +92,7 @@ func (c *Cacher) planExact(ctx context.Context, rv uint64) (listPlan, bool, erro
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	state, ok := c.hist.snapshotAt(rv)
-	return listPlan{state: state, rv: rv}, ok && c.ready, nil
+	return listPlan{state: state, rv: rv}, ok && c.status.ready, nil
 }
 
 // planNotOlderThan reads the latest state, once it is not older than rv.

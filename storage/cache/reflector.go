@@ -47,7 +47,7 @@ func (c *Cacher) Run(ctx context.Context) {
 	ctx = storage.WithWatchStream(ctx, c.resourcePrefix+"#"+strconv.FormatUint(cacheStreams.Add(1), 10))
 	ticker := c.clock.NewTicker(tickPeriod)
 	defer ticker.Stop()
-	go c.progress.run(ctx)
+	go c.backend.progress.run(ctx)
 	defer c.stop()
 	for ctx.Err() == nil {
 		err := c.listAndWatch(ctx, ticker.C())
@@ -92,7 +92,7 @@ func (c *Cacher) list(ctx context.Context) (*tree, uint64, error) {
 	var rv uint64
 	for {
 		list := c.newListFunc()
-		if err := c.storage.GetList(ctx, c.resourcePrefix, opts, list); err != nil {
+		if err := c.backend.storage.GetList(ctx, c.resourcePrefix, opts, list); err != nil {
 			return nil, 0, err
 		}
 		lm, err := meta.ListAccessor(list)
@@ -134,7 +134,7 @@ func (c *Cacher) watch(ctx context.Context, tick <-chan time.Time) error {
 	c.mu.RLock()
 	from := c.rv
 	c.mu.RUnlock()
-	w, err := c.storage.Watch(ctx, c.resourcePrefix, storage.ListOptions{
+	w, err := c.backend.storage.Watch(ctx, c.resourcePrefix, storage.ListOptions{
 		ResourceVersion: formatRV(from), Recursive: true, ProgressNotify: true})
 	if err != nil {
 		if errors.Is(err, storage.ErrExpired) {
@@ -212,9 +212,9 @@ func (c *Cacher) apply(e watch.Event) error {
 	c.mu.Lock()
 	c.hist.record(ev)
 	c.setRVLocked(rv)
-	c.targets = c.watchers.forKey(key, c.targets[:0])
+	c.run.targets = c.watchers.forKey(key, c.run.targets[:0])
 	c.mu.Unlock()
-	c.dispatch(ev, c.targets)
+	c.dispatch(ev, c.run.targets)
 	return nil
 }
 
@@ -223,7 +223,7 @@ func (c *Cacher) replace(state *tree, rv uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.hist.reset(state, rv)
-	c.ready, c.lastErr = true, nil
+	c.status.ready, c.status.lastErr = true, nil
 	c.setRVLocked(rv)
 	c.logger.Info("watch cache ready", "rv", rv, "objects", state.Len())
 }
@@ -231,7 +231,7 @@ func (c *Cacher) replace(state *tree, rv uint64) {
 // setUnready ends every watcher: the cache lost track of the backend.
 func (c *Cacher) setUnready(err error) {
 	c.mu.Lock()
-	c.ready, c.lastErr = false, err
+	c.status.ready, c.status.lastErr = false, err
 	c.notifyLocked()
 	ws := c.watchers.removeAll()
 	c.mu.Unlock()
@@ -246,6 +246,6 @@ func (c *Cacher) stop() {
 	c.setUnready(errors.New("stopped"))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.stopped = true
+	c.status.stopped = true
 	c.notifyLocked()
 }

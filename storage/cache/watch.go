@@ -44,7 +44,7 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 		return nil, err
 	}
 	if !ok {
-		return c.storage.Watch(ctx, key, opts)
+		return c.backend.storage.Watch(ctx, key, opts)
 	}
 	w := &cacheWatcher{
 		c: c, ctx: ctx, key: prepared, recursive: opts.Recursive, pred: opts.Predicate, sel: c.selector(opts.Predicate),
@@ -52,14 +52,14 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 		result: make(chan watch.Event, c.watcherBuffer), done: make(chan struct{}),
 		// As in kube, only a client that takes bookmarks gets the one that
 		// ends the initial events.
-		endBookmark: opts.SendInitialEvents != nil && *opts.SendInitialEvents && opts.ProgressNotify,
+		replay: replay{endBookmark: opts.SendInitialEvents != nil && *opts.SendInitialEvents && opts.ProgressNotify},
 	}
 	w.deadline, _ = ctx.Deadline()
 	if err := c.register(w, from, at); err != nil {
 		if se := (*apierrors.StatusError)(nil); errors.As(err, &se) {
 			return newErrWatcher(se), nil
 		}
-		return c.storage.Watch(ctx, key, opts)
+		return c.backend.storage.Watch(ctx, key, opts)
 	}
 	go w.run()
 	return w, nil
@@ -73,14 +73,14 @@ func (c *Cacher) planWatch(ctx context.Context, opts storage.ListOptions, rv uin
 	switch {
 	case opts.ResourceVersion == "" && initial:
 		// The current state, at least as new as the backend's.
-		current, err := c.storage.CurrentResourceVersion(ctx)
+		current, err := c.backend.storage.CurrentResourceVersion(ctx)
 		if err != nil {
 			return 0, 0, false, nil
 		}
 		ok, err := c.waitFresh(ctx, current, false)
 		return fromState, 0, ok, err
 	case opts.ResourceVersion == "":
-		current, err := c.storage.CurrentResourceVersion(ctx)
+		current, err := c.backend.storage.CurrentResourceVersion(ctx)
 		return fromRevision, current, err == nil, nil
 	case initial:
 		// "0", or N with SendInitialEvents: a state not older than N.
@@ -98,12 +98,12 @@ func (c *Cacher) planWatch(ctx context.Context, opts storage.ListOptions, rv uin
 func (c *Cacher) register(w *cacheWatcher, from startPoint, at uint64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.ready {
-		return fmt.Errorf("watch cache is not ready: %w", c.lastErr)
+	if !c.status.ready {
+		return fmt.Errorf("watch cache is not ready: %w", c.status.lastErr)
 	}
 	switch from {
 	case fromState:
-		w.initial, w.sentRV = c.hist.latest(), c.rv
+		w.replay.initial, w.sentRV = c.hist.latest(), c.rv
 	case fromNow:
 		w.sentRV = c.rv
 	case fromRevision:
@@ -111,9 +111,9 @@ func (c *Cacher) register(w *cacheWatcher, from startPoint, at uint64) error {
 		if err != nil {
 			return apierrors.NewResourceExpired(err.Error())
 		}
-		w.backlog, w.sentRV = backlog, at
+		w.replay.backlog, w.sentRV = backlog, at
 	}
-	w.lastBookmark, w.progressSeen = c.clock.Now(), c.progressSeq
+	w.marks.lastBookmark, w.marks.progressSeen = c.clock.Now(), c.progressScan.seq
 	c.watchers.add(w)
 	return nil
 }

@@ -49,20 +49,29 @@ type cacheWatcher struct {
 	closed bool        // result is closed
 
 	// Set before the goroutine starts, then its own:
-	initial     *tree      // the state to send ADDED events from, if any
-	endBookmark bool       // end the initial events with a bookmark
-	storedKind  *fixedKind // of the initial events' storedObjects
-	backlog     []*event   // the history events to replay first
+	replay replay
 	// sentRV: events up to this revision are sent or skipped. Whoever
 	// sends to result owns it: Run's goroutine while direct, else the
 	// watcher's.
 	sentRV uint64
 
-	// Bookmark schedule, guarded by c.mu:
+	marks bookmarkSchedule // guarded by c.mu
+}
+
+// replay is what a watcher's goroutine sends before the live events.
+type replay struct {
+	initial     *tree      // the state to send ADDED events from, if any
+	endBookmark bool       // end the initial events with a bookmark
+	storedKind  *fixedKind // of the initial events' storedObjects
+	backlog     []*event   // the history events to replay first
+}
+
+// bookmarkSchedule is when a watcher last got a bookmark.
+type bookmarkSchedule struct {
 	lastBookmark   time.Time // the last bookmark queued, or the start
 	bookmarked     bool      // a bookmark was queued
 	bookmarkRV     uint64    // the revision of the last bookmark queued
-	progressSeen   uint64    // Cacher.progressSeq at the last bookmark
+	progressSeen   uint64    // Cacher.progressScan.seq at the last bookmark
 	deadlineMarked bool      // the bookmark before the deadline was queued
 }
 
@@ -90,16 +99,16 @@ func (c *Cacher) removeWatcher(w *cacheWatcher) {
 // watch ends.
 func (w *cacheWatcher) run() {
 	defer w.finish()
-	if w.initial != nil && (!w.sendInitial() || w.endBookmark && !w.send(w.bookmark(w.sentRV, true))) {
+	if w.replay.initial != nil && (!w.sendInitial() || w.replay.endBookmark && !w.send(w.bookmark(w.sentRV, true))) {
 		return
 	}
-	w.initial = nil
-	for _, ev := range w.backlog {
+	w.replay.initial = nil
+	for _, ev := range w.replay.backlog {
 		if !w.deliver(ev) {
 			return
 		}
 	}
-	w.backlog = nil
+	w.replay.backlog = nil
 	storage.WatchInitialized(w.ctx)
 	w.forward()
 }
@@ -161,7 +170,7 @@ func (w *cacheWatcher) finish() {
 	close(w.result)
 }
 
-// sendInitial sends an ADDED event per selected object of w.initial.
+// sendInitial sends an ADDED event per selected object of w.replay.initial.
 func (w *cacheWatcher) sendInitial() bool {
 	ok := true
 	each := func(e *element) bool {
@@ -176,8 +185,8 @@ func (w *cacheWatcher) sendInitial() bool {
 		return ok
 	}
 	if w.recursive {
-		ascendPrefix(w.initial, w.key, w.key, each)
-	} else if e, found := get(w.initial, w.key); found {
+		ascendPrefix(w.replay.initial, w.key, w.key, each)
+	} else if e, found := get(w.replay.initial, w.key); found {
 		each(e)
 	}
 	return ok
@@ -296,18 +305,18 @@ func (w *cacheWatcher) initialObject(e *element) (runtime.Object, error) {
 		return nil, nil
 	}
 	stored := w.objects == storage.EncodedObjects && e.data != nil
-	if stored && w.storedKind == nil {
-		w.storedKind = storedKind(e.data)
+	if stored && w.replay.storedKind == nil {
+		w.replay.storedKind = storedKind(e.data)
 	}
 	if stored && known {
-		return &storedObject{c: w.c, e: e, kind: w.storedKind}, nil
+		return &storedObject{c: w.c, e: e, kind: w.replay.storedKind}, nil
 	}
 	obj, err := w.c.object(e)
 	switch {
 	case err != nil || !known && !w.matches(obj):
 		return nil, err
 	case stored:
-		return &storedObject{c: w.c, e: e, kind: w.storedKind}, nil
+		return &storedObject{c: w.c, e: e, kind: w.replay.storedKind}, nil
 	case w.objects == storage.CachedObjects:
 		return obj, nil
 	}

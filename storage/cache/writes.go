@@ -16,7 +16,7 @@ import (
 
 // Create stores obj in the backend.
 func (c *Cacher) Create(ctx context.Context, key string, obj, out runtime.Object, ttl uint64) error {
-	return c.wrote(out, c.storage.Create(ctx, key, obj, out, ttl))
+	return c.wrote(out, c.backend.storage.Create(ctx, key, obj, out, ttl))
 }
 
 // GuaranteedUpdate updates key in the backend. Without a cachedExisting
@@ -27,7 +27,7 @@ func (c *Cacher) GuaranteedUpdate(ctx context.Context, key string, dest runtime.
 	if cachedExisting == nil {
 		cachedExisting = c.cachedCopy(key)
 	}
-	return c.wrote(dest, c.storage.GuaranteedUpdate(ctx, key, dest, ignoreNotFound, preconditions, tryUpdate, cachedExisting))
+	return c.wrote(dest, c.backend.storage.GuaranteedUpdate(ctx, key, dest, ignoreNotFound, preconditions, tryUpdate, cachedExisting))
 }
 
 // Delete deletes key in the backend, offering the cache's copy as
@@ -37,7 +37,7 @@ func (c *Cacher) Delete(ctx context.Context, key string, out runtime.Object, pre
 	if cachedExisting == nil {
 		cachedExisting = c.cachedCopy(key)
 	}
-	return c.wrote(out, c.storage.Delete(ctx, key, out, preconditions, validateDeletion, cachedExisting))
+	return c.wrote(out, c.backend.storage.Delete(ctx, key, out, preconditions, validateDeletion, cachedExisting))
 }
 
 // wrote records the revision of a write's result, unless the write
@@ -56,12 +56,12 @@ func (c *Cacher) wrote(out runtime.Object, err error) error {
 
 // Count counts in the backend.
 func (c *Cacher) Count(ctx context.Context, key string) (int64, error) {
-	return c.storage.Count(ctx, key)
+	return c.backend.storage.Count(ctx, key)
 }
 
 // CurrentResourceVersion returns the backend's current revision.
 func (c *Cacher) CurrentResourceVersion(ctx context.Context) (uint64, error) {
-	return c.storage.CurrentResourceVersion(ctx)
+	return c.backend.storage.CurrentResourceVersion(ctx)
 }
 
 // cachedCopy returns a copy of the cached object at key; nil if there is
@@ -73,7 +73,7 @@ func (c *Cacher) cachedCopy(key string) runtime.Object {
 	}
 	c.mu.RLock()
 	e, ok := c.hist.get(key)
-	ready := c.ready
+	ready := c.status.ready
 	c.mu.RUnlock()
 	if !ok || !ready {
 		return nil
