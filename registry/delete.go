@@ -253,8 +253,8 @@ func (s *Store) DeleteCollection(ctx context.Context, validate rest.ValidateObje
 // DeleteCollectionForResponse is DeleteCollection, with the listed objects
 // as the watch cache hands them over (see ListForResponse): the names to
 // delete are read from their keys, so that no object is decoded for the
-// deletion but by the delete of it, one at a time (a list of 100,000
-// config maps decoded at once held ~150 MB).
+// deletion but by the delete of it, one at a time: a large list decoded
+// at once would hold every object decoded at the same time.
 func (s *Store) DeleteCollectionForResponse(ctx context.Context, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions, listOpts *rest.ListOptions) (runtime.Object, storage.ListItems, error) {
 	s.warnOnDelete(ctx, opts)
 	list, items, err := s.ListForResponse(ctx, listOpts)

@@ -6,8 +6,8 @@ import "golang.org/x/net/http2"
 // its 9-byte header, is one full TLS record (16 KiB of plaintext). A
 // frame of 16 KiB of data, the most most clients take, is written with
 // one Write of 16 KiB + 9 bytes, which TLS sends as two records: a full
-// one and one of 9 bytes, each sealed and written on its own. A list of
-// 40 KB went out in 8 records instead of 5.
+// one and one of 9 bytes, each sealed and written on its own: a large
+// response took nearly twice the records it needs.
 const recordDataSize = 16<<10 - 9
 
 // recordSizedScheduler writes DATA frames of at most recordDataSize

@@ -6,8 +6,8 @@ import "runtime/debug"
 // system once every post-start hook finished. Start-up (bootstrap
 // reconciles, the type converter, first lists of every informer) raises
 // the heap far above what an idle server keeps; the runtime hands the
-// difference back only slowly, so without this an idle server holds ~8 MB
-// it will not need again until it is busy. It runs once: one collection
+// difference back only slowly, so without this an idle server holds
+// memory it will not need again until it is busy. It runs once: one collection
 // of a small heap.
 func releaseAfterStart(hooksDone <-chan struct{}) {
 	release := releaseMemory

@@ -62,7 +62,6 @@ type Scope struct {
 	// non-apply writes in FieldManager's stead: one that need not look at
 	// the fields the endpoint resets.
 	UpdateFieldManager *managedfields.FieldManager
-
 }
 
 // Common is what every scope of a server shares: its codecs, admission

@@ -26,8 +26,8 @@ type watchEncoder struct {
 	w      io.Writer // the response
 	header []byte    // of a framed protobuf event (writeStored)
 	// The encoder of the last event's version: making one per event (its
-	// identifier is built on each) was 4% of the server's CPU when 1,000
-	// watches got an event.
+	// identifier is built on each) showed in the server's CPU profile when
+	// many watches got an event.
 	encoderGV schema.GroupVersion
 	encoder   runtime.Encoder
 	// sharedIDs name, per event type, the framed events of the encoder

@@ -6,8 +6,8 @@ import "time"
 // timeout filter's, and those of the other places that run a request's
 // handler on a goroutine of its own (the in-process loopback transport).
 // A goroutine per request starts with a small stack and grows it, copying
-// it each time, on its way down the handler chain: 3% of the CPU of
-// serving lists. A worker keeps the stack it grew.
+// it each time, on its way down the handler chain, a cost that shows in
+// the CPU profile of serving lists. A worker keeps the stack it grew.
 type Workers struct {
 	work chan func() // unbuffered: a send succeeds only to an idle worker
 	idle time.Duration

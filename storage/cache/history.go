@@ -33,11 +33,11 @@ type event struct {
 
 // checkpointEvery is how many events the history records between two
 // snapshots of the state (checkpoints). A snapshot costs about a
-// root-to-leaf path of B-tree nodes (~1-1.5 KB) that the next change must
-// copy; a list at a revision between checkpoints replays at most this many
-// events on a copy of the one before it. At 64, the heap after 30,000
-// creates (BenchmarkFillHeap30000) is 20 MB where a snapshot per event
-// made it 54 MB, and within 0.5 MB of 256; the longest replay took ~30 us.
+// root-to-leaf path of B-tree nodes that the next change must copy; a
+// list at a revision between checkpoints replays at most this many events
+// on a copy of the one before it. 64 keeps the heap close to what a much
+// sparser history keeps, where a snapshot per event more than doubles it,
+// and keeps a replay short (BenchmarkFillHeap30000 measures the heap).
 const checkpointEvery = 64
 
 // history is the window of recent events, with the state after some of

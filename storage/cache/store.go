@@ -14,8 +14,7 @@ import (
 // btreeDegree is the degree of the state's B-tree. A snapshot of the
 // history clones the tree (lazily) and the next change copies the nodes on
 // one path, so the degree trades the memory of a snapshot (about depth x
-// node size: ~1.5 KB at 10,000 objects with 8) against the depth of
-// lookups.
+// node size) against the depth of lookups.
 const btreeDegree = 8
 
 // tree is the state of every object of the resource, ordered by key.

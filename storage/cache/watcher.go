@@ -18,8 +18,8 @@ import (
 // cacheWatcher is one Watch served by the cache. While the watcher keeps
 // up, Run's goroutine filters each event itself and puts what it means to
 // the watch straight in result ("direct"): no goroutine wakes up between
-// the cache and the watch's reader (with a thousand watchers, that hand-off
-// was a quarter of the server's CPU). While its goroutine sends the initial
+// the cache and the watch's reader (with many watchers, that hand-off
+// dominated the server's CPU). While its goroutine sends the initial
 // events or the backlog, or when result is full, Run's goroutine puts the
 // events in input instead, and the goroutine forwards them until it has
 // caught up. A watcher whose input is full too is closed.

@@ -16,10 +16,10 @@ import (
 // object size costs no read of its own: kube's estimate. Keys deleted
 // unseen are dropped when Stats lists the keys.
 //
-// Keys are remembered by a 64-bit hash, not as strings: the heap held
-// for 30,000 config map keys went from 3.9 MB to 1.7 MB (twice as much in
-// heap goal). Two keys of one hash would count as one, which would change
-// an average by next to nothing.
+// Keys are remembered by a 64-bit hash, not as strings: eight bytes a key
+// where a string costs its length and a header, which for every key of a
+// large resource is most of the estimator's heap. Two keys of one hash
+// would count as one, which would change an average by next to nothing.
 type SizeEstimator struct {
 	mu    sync.Mutex // guards sizes
 	sizes map[uint64]keySize
