@@ -141,13 +141,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		// The first count reads every resource's keys: after the start,
 		// not competing with it for the CPU. Until then lists are
 		// estimated at their least width.
-		go func() {
-			select {
-			case <-hc.HooksDone:
-				c.Storage.RunObjectCounts(hc)
-			case <-hc.Done():
-			}
-		}()
+		hc.AfterHooks(func() { c.Storage.RunObjectCounts(hc) })
 		return nil
 	})
 	s.AddPostStartHook("start-system-namespaces-controller", func(hc server.HookContext) error {
@@ -240,16 +234,10 @@ func (c Config) runNamespaceController(hc server.HookContext) error {
 	if err != nil {
 		return fmt.Errorf("namespace controller: %w", err)
 	}
-	go func() {
-		// kube runs the collector in its controller manager, which starts
-		// after the API server: its informers over every resource wait
-		// for the start to finish here too.
-		select {
-		case <-hc.HooksDone:
-			ctrl.Run(hc, 5)
-		case <-hc.Done():
-		}
-	}()
+	// kube runs the namespace controller in its controller manager, which
+	// starts after the API server: it waits for the start to finish here
+	// too.
+	hc.AfterHooks(func() { ctrl.Run(hc, 5) })
 	return nil
 }
 
@@ -277,15 +265,9 @@ func (c Config) runGarbageCollector(hc server.HookContext) error {
 	if err != nil {
 		return fmt.Errorf("garbage collector: %w", err)
 	}
-	go func() {
-		// kube runs the collector in its controller manager, which starts
-		// after the API server: its informers over every resource wait
-		// for the start to finish here too.
-		select {
-		case <-hc.HooksDone:
-			ctrl.Run(hc, 5)
-		case <-hc.Done():
-		}
-	}()
+	// kube runs the collector in its controller manager, which starts
+	// after the API server: its informers over every resource wait
+	// for the start to finish here too.
+	hc.AfterHooks(func() { ctrl.Run(hc, 5) })
 	return nil
 }

@@ -160,12 +160,6 @@ func (h *rbacHooks) runAggregation(hc server.HookContext) error {
 	if err != nil {
 		return err
 	}
-	go func() {
-		select {
-		case <-hc.HooksDone:
-			ctrl.Run(hc, 1)
-		case <-hc.Done():
-		}
-	}()
+	hc.AfterHooks(func() { ctrl.Run(hc, 1) })
 	return nil
 }

@@ -5,6 +5,8 @@ package registry
 import (
 	"context"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -80,4 +82,13 @@ type Canonicalizer interface {
 // Leases refuse it, so that two holders cannot both take one.
 type UnconditionalUpdater interface {
 	AllowUnconditionalUpdate() bool
+}
+
+// CountSpecChange sets obj's generation to old's plus one when spec and
+// oldSpec (pointers to the two objects' specs) differ, as kube counts the
+// spec changes of a resource in metadata.generation.
+func CountSpecChange[S any](obj, old metav1.Object, spec, oldSpec *S) {
+	if !apiequality.Semantic.DeepEqual(*spec, *oldSpec) {
+		obj.SetGeneration(old.GetGeneration() + 1)
+	}
 }

@@ -59,6 +59,18 @@ type HookContext struct {
 	HooksDone <-chan struct{}
 }
 
+// AfterHooks runs f on a goroutine of its own once every post-start hook
+// of the chain has returned, unless the server stops first.
+func (hc HookContext) AfterHooks(f func()) {
+	go func() {
+		select {
+		case <-hc.HooksDone:
+			f()
+		case <-hc.Done():
+		}
+	}()
+}
+
 // HookFunc is a post-start or pre-shutdown hook.
 type HookFunc func(ctx HookContext) error
 

@@ -50,16 +50,16 @@ func RatchetOptions(old ...*apiextv1.JSONSchemaProps) ValidationOptions {
 		if s == nil {
 			continue
 		}
-		if schemaHas(s, func(s *apiextv1.JSONSchemaProps) bool { return len(s.Type) > 0 && !v3Types.Has(s.Type) }) {
+		if Has(s, func(s *apiextv1.JSONSchemaProps) bool { return len(s.Type) > 0 && !v3Types.Has(s.Type) }) {
 			opts.AllowInvalidTypes = true
 		}
 		if hasUnprunedDefaults(s) {
 			opts.AllowUnprunedDefaults = true
 		}
-		if schemaHas(s, nonAtomicSetItems) {
+		if Has(s, nonAtomicSetItems) {
 			opts.AllowNonAtomicSetItems = true
 		}
-		if schemaHas(s, func(s *apiextv1.JSONSchemaProps) bool { return len(listMapKeysMapSet(s, nil)) > 0 }) {
+		if Has(s, func(s *apiextv1.JSONSchemaProps) bool { return len(listMapKeysMapSet(s, nil)) > 0 }) {
 			opts.AllowInvalidListMapKeys = true
 		}
 	}
@@ -67,7 +67,7 @@ func RatchetOptions(old ...*apiextv1.JSONSchemaProps) ValidationOptions {
 }
 
 func hasUnprunedDefaults(s *apiextv1.JSONSchemaProps) bool {
-	if !schemaHas(s, func(s *apiextv1.JSONSchemaProps) bool { return s.Default != nil }) {
+	if !Has(s, func(s *apiextv1.JSONSchemaProps) bool { return s.Default != nil }) {
 		return false
 	}
 	ss, err := NewStructural(s)

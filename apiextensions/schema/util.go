@@ -13,10 +13,10 @@ func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
-// schemaHas tells whether pred holds for s or any schema inside it
+// Has tells whether pred holds for s or any schema inside it
 // (items, junctors, properties, additionalProperties, patternProperties,
 // additionalItems, definitions, dependencies), visited in a fixed order.
-func schemaHas(s *apiextv1.JSONSchemaProps, pred func(*apiextv1.JSONSchemaProps) bool) bool {
+func Has(s *apiextv1.JSONSchemaProps, pred func(*apiextv1.JSONSchemaProps) bool) bool {
 	if s == nil {
 		return false
 	}
@@ -24,55 +24,55 @@ func schemaHas(s *apiextv1.JSONSchemaProps, pred func(*apiextv1.JSONSchemaProps)
 		return true
 	}
 	if s.Items != nil {
-		if schemaHas(s.Items.Schema, pred) {
+		if Has(s.Items.Schema, pred) {
 			return true
 		}
 		for i := range s.Items.JSONSchemas {
-			if schemaHas(&s.Items.JSONSchemas[i], pred) {
+			if Has(&s.Items.JSONSchemas[i], pred) {
 				return true
 			}
 		}
 	}
 	for _, list := range [][]apiextv1.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
 		for i := range list {
-			if schemaHas(&list[i], pred) {
+			if Has(&list[i], pred) {
 				return true
 			}
 		}
 	}
-	if schemaHas(s.Not, pred) {
+	if Has(s.Not, pred) {
 		return true
 	}
 	for _, m := range []map[string]apiextv1.JSONSchemaProps{s.Properties} {
 		for _, k := range sortedKeys(m) {
 			p := m[k]
-			if schemaHas(&p, pred) {
+			if Has(&p, pred) {
 				return true
 			}
 		}
 	}
-	if s.AdditionalProperties != nil && schemaHas(s.AdditionalProperties.Schema, pred) {
+	if s.AdditionalProperties != nil && Has(s.AdditionalProperties.Schema, pred) {
 		return true
 	}
 	for _, m := range []map[string]apiextv1.JSONSchemaProps{s.PatternProperties} {
 		for _, k := range sortedKeys(m) {
 			p := m[k]
-			if schemaHas(&p, pred) {
+			if Has(&p, pred) {
 				return true
 			}
 		}
 	}
-	if s.AdditionalItems != nil && schemaHas(s.AdditionalItems.Schema, pred) {
+	if s.AdditionalItems != nil && Has(s.AdditionalItems.Schema, pred) {
 		return true
 	}
 	for _, k := range sortedKeys(s.Definitions) {
 		p := s.Definitions[k]
-		if schemaHas(&p, pred) {
+		if Has(&p, pred) {
 			return true
 		}
 	}
 	for _, k := range sortedKeys(s.Dependencies) {
-		if schemaHas(s.Dependencies[k].Schema, pred) {
+		if Has(s.Dependencies[k].Schema, pred) {
 			return true
 		}
 	}

@@ -53,7 +53,7 @@ func NewWarnings(old, schemas []*apiextv1.JSONSchemaProps) []string {
 func unrecognizedFormats(schemas []*apiextv1.JSONSchemaProps) []string {
 	var out []string
 	for _, s := range schemas {
-		schemaHas(s, func(s *apiextv1.JSONSchemaProps) bool {
+		Has(s, func(s *apiextv1.JSONSchemaProps) bool {
 			if unsupportedFormat(s.Type, s.Format) {
 				out = append(out, s.Format)
 			}
@@ -66,7 +66,7 @@ func unrecognizedFormats(schemas []*apiextv1.JSONSchemaProps) []string {
 func nonScalarSetWarnings(schemas []*apiextv1.JSONSchemaProps) []string {
 	seen := map[string]bool{}
 	for _, s := range schemas {
-		schemaHas(s, func(s *apiextv1.JSONSchemaProps) bool {
+		Has(s, func(s *apiextv1.JSONSchemaProps) bool {
 			if s.XListType != nil && *s.XListType == "set" && s.Items != nil && s.Items.Schema != nil {
 				switch t := s.Items.Schema.Type; t {
 				case "object", "array":

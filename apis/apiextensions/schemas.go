@@ -40,7 +40,7 @@ func updateSchemaOptions(ctx context.Context, spec, oldSpec *apiextv1.CustomReso
 		unchanged: sets.New[string](),
 	}
 	for _, s := range specSchemas(oldSpec) {
-		schemaHas(s, func(s *apiextv1.JSONSchemaProps) bool {
+		schema.Has(s, func(s *apiextv1.JSONSchemaProps) bool {
 			opts.existing.Add(s.XValidations)
 			return false
 		})

@@ -8,7 +8,6 @@ import (
 	"context"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -54,9 +53,7 @@ func (CRDStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 func (CRDStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	crd, oldCRD := obj.(*apiextv1.CustomResourceDefinition), old.(*apiextv1.CustomResourceDefinition)
 	crd.Status = *oldCRD.Status.DeepCopy()
-	if !apiequality.Semantic.DeepEqual(crd.Spec, oldCRD.Spec) {
-		crd.Generation = oldCRD.Generation + 1
-	}
+	registry.CountSpecChange(crd, oldCRD, &crd.Spec, &oldCRD.Spec)
 	addStorageVersion(crd)
 }
 

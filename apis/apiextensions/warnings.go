@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/capstan-io/capstan/apiextensions/schema"
 )
 
 // stringFormats are the string formats kube validates at its default
@@ -26,7 +28,7 @@ var stringFormats = sets.New(
 func unrecognizedFormats(spec *apiextv1.CustomResourceDefinitionSpec) []string {
 	var out []string
 	for _, root := range specSchemas(spec) {
-		schemaHas(root, func(s *apiextv1.JSONSchemaProps) bool {
+		schema.Has(root, func(s *apiextv1.JSONSchemaProps) bool {
 			if s.Format != "" && !formatRecognized(s.Type, s.Format) {
 				out = append(out, s.Format)
 			}
@@ -54,7 +56,7 @@ func formatRecognized(typ, format string) bool {
 func nonScalarSetWarnings(spec *apiextv1.CustomResourceDefinitionSpec) []string {
 	seen := sets.New[string]()
 	for _, root := range specSchemas(spec) {
-		schemaHas(root, func(s *apiextv1.JSONSchemaProps) bool {
+		schema.Has(root, func(s *apiextv1.JSONSchemaProps) bool {
 			if s.XListType != nil && *s.XListType == "set" && s.Items != nil && s.Items.Schema != nil {
 				if t := s.Items.Schema.Type; t == "object" || t == "array" {
 					seen.Insert(fmt.Sprintf("x-kubernetes-list-type: set for items of type %q is not supported by server-side apply or CEL validation rules", t))

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -52,9 +51,7 @@ func (ReplicaSetStrategy) PrepareForCreate(_ context.Context, obj runtime.Object
 func (ReplicaSetStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	rs, oldRS := obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet)
 	rs.Status = oldRS.Status
-	if !apiequality.Semantic.DeepEqual(rs.Spec, oldRS.Spec) {
-		rs.Generation = oldRS.Generation + 1
-	}
+	registry.CountSpecChange(rs, oldRS, &rs.Spec, &oldRS.Spec)
 }
 
 // Validate validates a new replica set.

@@ -5,7 +5,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -126,9 +125,7 @@ func (StatefulSetStrategy) PrepareForCreate(_ context.Context, obj runtime.Objec
 func (StatefulSetStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	ss, oldSS := obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet)
 	ss.Status = oldSS.Status
-	if !apiequality.Semantic.DeepEqual(ss.Spec, oldSS.Spec) {
-		ss.Generation = oldSS.Generation + 1
-	}
+	registry.CountSpecChange(ss, oldSS, &ss.Spec, &oldSS.Spec)
 }
 
 // Validate validates a new stateful set.

@@ -7,7 +7,6 @@ import (
 	"context"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -49,9 +48,7 @@ func (HPAStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 func (HPAStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	h, oldH := obj.(*autoscalingv2.HorizontalPodAutoscaler), old.(*autoscalingv2.HorizontalPodAutoscaler)
 	h.Status = oldH.Status
-	if !apiequality.Semantic.DeepEqual(h.Spec, oldH.Spec) {
-		h.Generation = oldH.Generation + 1
-	}
+	registry.CountSpecChange(h, oldH, &h.Spec, &oldH.Spec)
 }
 
 // Validate validates a new autoscaler.

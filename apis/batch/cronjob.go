@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -68,9 +67,7 @@ func (CronJobStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Obje
 	cj, oldCJ := obj.(*batchv1.CronJob), old.(*batchv1.CronJob)
 	cj.Status = oldCJ.Status
 	dropScheduling(&cj.Spec.JobTemplate.Spec, &oldCJ.Spec.JobTemplate.Spec)
-	if !apiequality.Semantic.DeepEqual(cj.Spec, oldCJ.Spec) {
-		cj.Generation = oldCJ.Generation + 1
-	}
+	registry.CountSpecChange(cj, oldCJ, &cj.Spec, &oldCJ.Spec)
 }
 
 // Validate validates a new cron job.

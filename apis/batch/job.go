@@ -7,7 +7,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -162,9 +161,7 @@ func (JobStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) 
 	job, oldJob := obj.(*batchv1.Job), old.(*batchv1.Job)
 	job.Status = oldJob.Status
 	dropScheduling(&job.Spec, &oldJob.Spec)
-	if !apiequality.Semantic.DeepEqual(job.Spec, oldJob.Spec) {
-		job.Generation = oldJob.Generation + 1
-	}
+	registry.CountSpecChange(job, oldJob, &job.Spec, &oldJob.Spec)
 }
 
 // Validate validates a new job.

@@ -14,7 +14,7 @@ import (
 // EventStrategy is the strategy of the core/v1 events resource. It applies
 // the lenient rules of core/v1; events.k8s.io/v1 requests, stored in the same
 // resource, are validated by the events package with the strict rules.
-type EventStrategy struct{}
+type EventStrategy struct{ EventCommon }
 
 var (
 	_ registry.Strategy                   = EventStrategy{}
@@ -22,19 +22,6 @@ var (
 	_ registry.FieldSelectable            = EventStrategy{}
 	_ registry.GarbageCollectionDefaulter = EventStrategy{}
 )
-
-// NamespaceScoped is true.
-func (EventStrategy) NamespaceScoped() bool { return true }
-
-// AllowCreateOnUpdate is true: event recorders PUT events that may have
-// expired from storage in the meantime.
-func (EventStrategy) AllowCreateOnUpdate() bool { return true }
-
-// PrepareForCreate does nothing: an event has no status.
-func (EventStrategy) PrepareForCreate(context.Context, runtime.Object) {}
-
-// PrepareForUpdate does nothing: an event has no status.
-func (EventStrategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
 
 // Validate validates a new event with the core/v1 rules.
 func (EventStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
@@ -75,8 +62,26 @@ func EventFields(ev *corev1.Event) fields.Set {
 	}
 }
 
+// EventCommon is what the strategies of core/v1 and events.k8s.io/v1
+// events share: one stored resource, namespaced, without status, written
+// by PUTs that may create, and outside garbage collection.
+type EventCommon struct{}
+
+// NamespaceScoped is true.
+func (EventCommon) NamespaceScoped() bool { return true }
+
+// AllowCreateOnUpdate is true: event recorders PUT events that may have
+// expired from storage in the meantime.
+func (EventCommon) AllowCreateOnUpdate() bool { return true }
+
+// PrepareForCreate does nothing: an event has no status.
+func (EventCommon) PrepareForCreate(context.Context, runtime.Object) {}
+
+// PrepareForUpdate does nothing: an event has no status.
+func (EventCommon) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
+
 // DefaultGarbageCollectionPolicy is Unsupported: events take no part in
 // garbage collection, so deletes never add its finalizers.
-func (EventStrategy) DefaultGarbageCollectionPolicy(context.Context) registry.GarbageCollectionPolicy {
+func (EventCommon) DefaultGarbageCollectionPolicy(context.Context) registry.GarbageCollectionPolicy {
 	return registry.GarbageCollectionUnsupported
 }

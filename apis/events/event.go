@@ -23,7 +23,7 @@ import (
 // apply it before or after conversion. Errors name core/v1 fields
 // (involvedObject, message...), as kube's do: kube validates after
 // converting to its internal type, which has the core field names.
-type EventStrategy struct{}
+type EventStrategy struct{ core.EventCommon }
 
 var (
 	_ registry.Strategy                   = EventStrategy{}
@@ -31,18 +31,6 @@ var (
 	_ registry.FieldSelectable            = EventStrategy{}
 	_ registry.GarbageCollectionDefaulter = EventStrategy{}
 )
-
-// NamespaceScoped is true.
-func (EventStrategy) NamespaceScoped() bool { return true }
-
-// AllowCreateOnUpdate is true, as for core/v1 events.
-func (EventStrategy) AllowCreateOnUpdate() bool { return true }
-
-// PrepareForCreate does nothing: an event has no status.
-func (EventStrategy) PrepareForCreate(context.Context, runtime.Object) {}
-
-// PrepareForUpdate does nothing: an event has no status.
-func (EventStrategy) PrepareForUpdate(context.Context, runtime.Object, runtime.Object) {}
 
 // Validate applies the strict rules of events.k8s.io/v1 to a new event.
 func (EventStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
@@ -103,9 +91,4 @@ func asCore(obj runtime.Object) *corev1.Event {
 	default:
 		panic(fmt.Sprintf("events: unexpected type %T", obj))
 	}
-}
-
-// DefaultGarbageCollectionPolicy is Unsupported, as for core/v1 events.
-func (EventStrategy) DefaultGarbageCollectionPolicy(context.Context) registry.GarbageCollectionPolicy {
-	return registry.GarbageCollectionUnsupported
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -56,9 +55,7 @@ func (FlowSchemaStrategy) PrepareForCreate(_ context.Context, obj runtime.Object
 // PrepareForUpdate keeps the status and bumps the generation on a spec change.
 func (FlowSchemaStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	fs, oldFS := obj.(*flowcontrolv1.FlowSchema), old.(*flowcontrolv1.FlowSchema)
-	if !apiequality.Semantic.DeepEqual(fs.Spec, oldFS.Spec) {
-		fs.Generation = oldFS.Generation + 1
-	}
+	registry.CountSpecChange(fs, oldFS, &fs.Spec, &oldFS.Spec)
 	fs.Status = oldFS.Status
 }
 
@@ -149,9 +146,7 @@ func (PriorityLevelStrategy) PrepareForCreate(_ context.Context, obj runtime.Obj
 // PrepareForUpdate keeps the status and bumps the generation on a spec change.
 func (PriorityLevelStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	pl, oldPL := obj.(*flowcontrolv1.PriorityLevelConfiguration), old.(*flowcontrolv1.PriorityLevelConfiguration)
-	if !apiequality.Semantic.DeepEqual(pl.Spec, oldPL.Spec) {
-		pl.Generation = oldPL.Generation + 1
-	}
+	registry.CountSpecChange(pl, oldPL, &pl.Spec, &oldPL.Spec)
 	pl.Status = oldPL.Status
 }
 

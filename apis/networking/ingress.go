@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -40,9 +39,7 @@ func (IngressStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 func (IngressStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	ing, oldIng := obj.(*networkingv1.Ingress), old.(*networkingv1.Ingress)
 	ing.Status = oldIng.Status
-	if !apiequality.Semantic.DeepEqual(ing.Spec, oldIng.Spec) {
-		ing.Generation = oldIng.Generation + 1
-	}
+	registry.CountSpecChange(ing, oldIng, &ing.Spec, &oldIng.Spec)
 }
 
 // Validate validates a new ingress: its spec, and a class annotation that

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -47,9 +46,7 @@ func (IngressClassStrategy) PrepareForCreate(_ context.Context, obj runtime.Obje
 // PrepareForUpdate bumps the generation when the spec changed.
 func (IngressClassStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	c, oldC := obj.(*networkingv1.IngressClass), old.(*networkingv1.IngressClass)
-	if !apiequality.Semantic.DeepEqual(c.Spec, oldC.Spec) {
-		c.Generation = oldC.Generation + 1
-	}
+	registry.CountSpecChange(c, oldC, &c.Spec, &oldC.Spec)
 }
 
 // Validate validates a new ingress class.

@@ -49,9 +49,7 @@ func (PDBStrategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 func (PDBStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	pdb, oldPDB := obj.(*policyv1.PodDisruptionBudget), old.(*policyv1.PodDisruptionBudget)
 	pdb.Status = oldPDB.Status
-	if !apiequality.Semantic.DeepEqual(pdb.Spec, oldPDB.Spec) {
-		pdb.Generation = oldPDB.Generation + 1
-	}
+	registry.CountSpecChange(pdb, oldPDB, &pdb.Spec, &oldPDB.Spec)
 	stripV1beta1Label(pdb, oldPDB)
 }
 

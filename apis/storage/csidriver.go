@@ -69,9 +69,7 @@ func (CSIDriverStrategy) PrepareForCreate(context.Context, runtime.Object) {}
 // PrepareForUpdate bumps the generation when the spec changed.
 func (CSIDriverStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	d, oldD := obj.(*storagev1.CSIDriver), old.(*storagev1.CSIDriver)
-	if !apiequality.Semantic.DeepEqual(d.Spec, oldD.Spec) {
-		d.Generation = oldD.Generation + 1
-	}
+	registry.CountSpecChange(d, oldD, &d.Spec, &oldD.Spec)
 }
 
 // Validate validates a new driver.

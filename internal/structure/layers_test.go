@@ -31,7 +31,7 @@ type layer struct {
 // (TestArchitectureShowsLayers).
 var layers = []layer{
 	{name: "base", packages: []string{"request", "warning", "pki", "flowcontrol/fairqueuing",
-		"internal/parallel", "internal/startgc/...", "internal/fieldtest", "internal/kmstest", "internal/oidctest"}},
+		"internal/parallel", "internal/workloop", "internal/startgc/...", "internal/fieldtest", "internal/kmstest", "internal/oidctest"}},
 	{name: "storage", packages: []string{"storage/..."}, mayImport: []string{"base"}},
 	{name: "registry", packages: []string{"registry/..."}, mayImport: []string{"base", "storage"}},
 	{name: "access", packages: []string{"authn/...", "authz/...", "audit/...", "admission", "flowcontrol",

@@ -38,24 +38,7 @@ var apiShaped = []string{
 // maxFuncLines, not counting the lines of composite literals (tables are
 // data, however long) and of comments.
 func TestFunctionsFit(t *testing.T) {
-	root := repoRoot(t)
-	for _, f := range goFiles(t, root) {
-		if f.test {
-			continue
-		}
-		fset := token.NewFileSet()
-		text, err := os.ReadFile(filepath.Join(root, f.path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		file, err := parser.ParseFile(fset, f.path, text, parser.ParseComments)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src := strings.Split(string(text), "\n")
-		if ast.IsGenerated(file) {
-			continue
-		}
+	eachSource(t, func(f goFile, fset *token.FileSet, file *ast.File, src []string) {
 		for _, d := range file.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
@@ -66,7 +49,7 @@ func TestFunctionsFit(t *testing.T) {
 				t.Errorf("%s: %s has %d lines of code, more than %d", f.path, name, n, maxFuncLines)
 			}
 		}
-	}
+	})
 }
 
 func funcName(fn *ast.FuncDecl) string {
@@ -121,19 +104,7 @@ func codeLines(fset *token.FileSet, src []string, fn *ast.FuncDecl) int {
 // tags are wire formats, shaped by the API they serve, and so are the
 // apiShaped ones.
 func TestStructsFit(t *testing.T) {
-	root := repoRoot(t)
-	for _, f := range goFiles(t, root) {
-		if f.test {
-			continue
-		}
-		fset := token.NewFileSet()
-		file, err := parser.ParseFile(fset, filepath.Join(root, f.path), nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ast.IsGenerated(file) {
-			continue
-		}
+	eachSource(t, func(f goFile, _ *token.FileSet, file *ast.File, _ []string) {
 		ast.Inspect(file, func(n ast.Node) bool {
 			spec, ok := n.(*ast.TypeSpec)
 			if !ok {
@@ -149,6 +120,30 @@ func TestStructsFit(t *testing.T) {
 			}
 			return true
 		})
+	})
+}
+
+// eachSource calls f with every file of the module that is neither a
+// _test.go file nor generated, parsed with its comments, and its lines.
+func eachSource(t *testing.T, f func(gf goFile, fset *token.FileSet, file *ast.File, src []string)) {
+	t.Helper()
+	root := repoRoot(t)
+	for _, gf := range goFiles(t, root) {
+		if gf.test {
+			continue
+		}
+		text, err := os.ReadFile(filepath.Join(root, gf.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, gf.path, text, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ast.IsGenerated(file) {
+			f(gf, fset, file, strings.Split(string(text), "\n"))
+		}
 	}
 }
 

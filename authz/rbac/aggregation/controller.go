@@ -9,7 +9,6 @@ import (
 	"errors"
 	"log/slog"
 	"sort"
-	"sync"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -22,6 +21,8 @@ import (
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/capstan-io/capstan/internal/workloop"
 )
 
 // FieldManager owns the rules of aggregated roles, as in kube.
@@ -80,21 +81,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	c.logger.Info("starting")
 	defer c.logger.Info("stopped")
 
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer c.queue.ShutDown()
-	wg.Go(func() { c.informer.RunWithContext(ctx) })
-
-	if !cache.WaitForCacheSync(ctx.Done(), c.informer.HasSynced) {
-		return
-	}
-	for range workers {
-		wg.Go(func() {
-			for c.processNext(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
+	workloop.Run(ctx, c.informer, c.queue, workers, c.processNext)
 }
 
 func (c *Controller) processNext(ctx context.Context) bool {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -18,6 +17,8 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/capstan-io/capstan/internal/workloop"
 )
 
 const (
@@ -119,21 +120,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	c.logger.Info("starting")
 	defer c.logger.Info("stopped")
 
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer c.queue.ShutDown()
-	wg.Go(func() { c.informer.RunWithContext(ctx) })
-
-	if !cache.WaitForCacheSync(ctx.Done(), c.informer.HasSynced) {
-		return
-	}
-	for range workers {
-		wg.Go(func() {
-			for c.processNext(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
+	workloop.Run(ctx, c.informer, c.queue, workers, c.processNext)
 }
 
 // processNext syncs one namespace from the queue; it returns false once the

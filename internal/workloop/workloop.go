@@ -1,0 +1,38 @@
+// Package workloop runs the loop of a controller fed by an informer and a
+// work queue, the shape of kube's controllers: the informer, then, once its
+// cache has synced, workers that take keys from the queue.
+package workloop
+
+import (
+	"context"
+	"sync"
+
+	"k8s.io/client-go/tools/cache"
+)
+
+// Queue is the part of a work queue the loop needs.
+type Queue interface {
+	ShutDown()
+}
+
+// Run runs informer and, once its cache has synced, workers goroutines
+// that call processNext until it returns false. When ctx is done it shuts
+// queue down, which makes processNext return false, and returns once every
+// goroutine it started has stopped.
+func Run(ctx context.Context, informer cache.SharedIndexInformer, queue Queue, workers int, processNext func(context.Context) bool) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer queue.ShutDown()
+	wg.Go(func() { informer.RunWithContext(ctx) })
+
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		return
+	}
+	for range workers {
+		wg.Go(func() {
+			for processNext(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+}
