@@ -15,17 +15,20 @@ type Queue interface {
 	ShutDown()
 }
 
-// Run runs informer and, once its cache has synced, workers goroutines
-// that call processNext until it returns false. When ctx is done it shuts
-// queue down, which makes processNext return false, and returns once every
-// goroutine it started has stopped.
-func Run(ctx context.Context, informer cache.SharedIndexInformer, queue Queue, workers int, processNext func(context.Context) bool) {
+// Run runs the informers and, once their caches have synced, workers
+// goroutines that call processNext until it returns false. When ctx is done
+// it shuts queue down, which makes processNext return false, and returns
+// once every goroutine it started has stopped.
+func Run(ctx context.Context, queue Queue, workers int, processNext func(context.Context) bool, informers ...cache.SharedIndexInformer) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer queue.ShutDown()
-	wg.Go(func() { informer.RunWithContext(ctx) })
-
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+	synced := make([]cache.InformerSynced, len(informers))
+	for i, inf := range informers {
+		wg.Go(func() { inf.RunWithContext(ctx) })
+		synced[i] = inf.HasSynced
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return
 	}
 	for range workers {

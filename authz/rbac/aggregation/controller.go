@@ -81,7 +81,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	c.logger.Info("starting")
 	defer c.logger.Info("stopped")
 
-	workloop.Run(ctx, c.informer, c.queue, workers, c.processNext)
+	workloop.Run(ctx, c.queue, workers, c.processNext, c.informer)
 }
 
 func (c *Controller) processNext(ctx context.Context) bool {

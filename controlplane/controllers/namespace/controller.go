@@ -120,7 +120,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	c.logger.Info("starting")
 	defer c.logger.Info("stopped")
 
-	workloop.Run(ctx, c.informer, c.queue, workers, c.processNext)
+	workloop.Run(ctx, c.queue, workers, c.processNext, c.informer)
 }
 
 // processNext syncs one namespace from the queue; it returns false once the

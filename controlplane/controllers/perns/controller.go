@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -17,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/capstan-io/capstan/internal/workloop"
 )
 
 // SyncFunc brings namespace's object to what it should be; current is the
@@ -88,21 +89,7 @@ func (c *Controller) enqueueObject(obj any) {
 func (c *Controller) Run(ctx context.Context, workers int) {
 	c.cfg.Logger.Info("starting")
 	defer c.cfg.Logger.Info("stopped")
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer c.queue.ShutDown()
-	wg.Go(func() { c.namespaces.RunWithContext(ctx) })
-	wg.Go(func() { c.cfg.Objects.RunWithContext(ctx) })
-	if !cache.WaitForCacheSync(ctx.Done(), c.namespaces.HasSynced, c.cfg.Objects.HasSynced) {
-		return
-	}
-	for range workers {
-		wg.Go(func() {
-			for c.processNext(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
+	workloop.Run(ctx, c.queue, workers, c.processNext, c.namespaces, c.cfg.Objects)
 }
 
 func (c *Controller) processNext(ctx context.Context) bool {
