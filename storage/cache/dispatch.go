@@ -61,56 +61,6 @@ func (c *Cacher) closeBlocked(ev *event, blocked []*cacheWatcher) {
 	}
 }
 
-// offer hands ev to w: while w is direct and result has room, what ev
-// means to the watch goes there; otherwise ev goes to input, for w's
-// goroutine to forward, waiting for room there until timeout fires (not
-// at all if timeout is nil). False if there was no room.
-// Run's goroutine only.
-func (w *cacheWatcher) offer(ev *event, timeout <-chan time.Time) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return true
-	}
-	if w.direct && len(w.result) < cap(w.result) {
-		// Only this goroutine sends to result now: the send cannot block.
-		if out, ok := w.meaning(ev); ok {
-			w.result <- out
-		}
-		return true
-	}
-	// The reader lags (or the goroutine has not caught up yet): the
-	// goroutine forwards what comes until it has.
-	w.direct = false
-	if timeout == nil {
-		select {
-		case w.input <- ev:
-			return true
-		default:
-			return false
-		}
-	}
-	select {
-	case w.input <- ev:
-		return true
-	case <-w.done:
-		return true
-	case <-timeout:
-		return false
-	}
-}
-
-// closeSlow closes a watcher that does not keep up.
-func (w *cacheWatcher) closeSlow() {
-	w.mu.Lock()
-	buffered, unread := len(w.input), len(w.result)
-	w.mu.Unlock()
-	w.c.logger.Info("closing a watcher that does not keep up",
-		"key", w.key, "labels", w.pred.Label, "fields", w.pred.Field,
-		"buffered", buffered, "unread", unread)
-	w.Stop()
-}
-
 // tick does the periodic work: forget old history, follow the backend's
 // compactions, and send the bookmarks that are due.
 func (c *Cacher) tick() {

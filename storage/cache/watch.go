@@ -47,8 +47,8 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 		return c.backend.storage.Watch(ctx, key, opts)
 	}
 	w := &cacheWatcher{
-		c: c, ctx: ctx, key: prepared, recursive: opts.Recursive, pred: opts.Predicate, sel: c.selector(opts.Predicate),
-		bookmarks: opts.ProgressNotify, objects: opts.Objects, input: make(chan *event, c.watcherBuffer),
+		c: c, ctx: ctx, key: prepared, recursive: opts.Recursive, pred: opts.Predicate, sender: sender{sel: c.selector(opts.Predicate)},
+		bookmarks: opts.ProgressNotify, objects: opts.Objects, handoff: handoff{input: make(chan *event, c.watcherBuffer)},
 		result: make(chan watch.Event, c.watcherBuffer), done: make(chan struct{}),
 		// As in kube, only a client that takes bookmarks gets the one that
 		// ends the initial events.

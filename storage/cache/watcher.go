@@ -2,7 +2,6 @@ package cache
 
 import (
 	"context"
-	goruntime "runtime"
 	"strings"
 	"sync"
 	"time"
@@ -32,30 +31,15 @@ type cacheWatcher struct {
 	bookmarks bool // the watch asked for bookmarks (ProgressNotify)
 	objects   storage.ObjectSharing
 	deadline  time.Time // the watch's deadline, if any
-	// sel evaluates pred for whoever sends to result (see sentRV).
-	sel *selector
+	result    chan watch.Event
+	done      chan struct{} // closed when the watcher ends
+	stopOnce  sync.Once
+	// The fields above are fixed at start; each below has one owner.
 
-	result   chan watch.Event
-	done     chan struct{} // closed when the watcher ends
-	stopOnce sync.Once
-
-	// mu hands the live events over between the goroutine and Run's: it
-	// guards the fields below, every send to input, and every send to
-	// result by Run's goroutine, so that result is closed only when none
-	// is under way.
-	mu     sync.Mutex
-	input  chan *event // the events the goroutine forwards
-	direct bool        // Run's goroutine sends to result
-	closed bool        // result is closed
-
-	// Set before the goroutine starts, then its own:
-	replay replay
-	// sentRV: events up to this revision are sent or skipped. Whoever
-	// sends to result owns it: Run's goroutine while direct, else the
-	// watcher's.
-	sentRV uint64
-
-	marks bookmarkSchedule // guarded by c.mu
+	handoff                  // guarded by its mu (handoff.go)
+	sender                   // owned by whoever sends to result (handoff.go)
+	replay  replay           // set before the goroutine starts, then its own
+	marks   bookmarkSchedule // guarded by c.mu
 }
 
 // replay is what a watcher's goroutine sends before the live events.
@@ -111,63 +95,6 @@ func (w *cacheWatcher) run() {
 	w.replay.backlog = nil
 	storage.WatchInitialized(w.ctx)
 	w.forward()
-}
-
-// forward delivers the events in input, making the watcher direct each
-// time it is empty, until the watch ends.
-func (w *cacheWatcher) forward() {
-	for {
-		select {
-		case ev := <-w.input:
-			if !w.deliver(ev) {
-				return
-			}
-			continue
-		default:
-		}
-		// Caught up.
-		if !w.becomeDirect() {
-			continue
-		}
-		select {
-		case ev := <-w.input:
-			if !w.deliver(ev) {
-				return
-			}
-		case <-w.done:
-			return
-		case <-w.ctx.Done():
-			return
-		}
-	}
-}
-
-// becomeDirect makes the watcher direct, unless an event comes to input
-// first: false then, and the caller forwards it. Run's goroutine holds mu
-// briefly, or while it waits for room in input; in that case it waits
-// for this goroutine to take an event, not for mu. A watcher that gave up
-// on mu at once stayed forwarding until the next event, and with no next
-// event it never became direct.
-func (w *cacheWatcher) becomeDirect() bool {
-	for !w.mu.TryLock() {
-		if len(w.input) > 0 {
-			return false
-		}
-		goruntime.Gosched()
-	}
-	defer w.mu.Unlock()
-	w.direct = len(w.input) == 0
-	return w.direct
-}
-
-// finish ends the watch and closes result, once no send to it is under
-// way.
-func (w *cacheWatcher) finish() {
-	w.Stop()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.closed = true
-	close(w.result)
 }
 
 // sendInitial sends an ADDED event per selected object of w.replay.initial.
