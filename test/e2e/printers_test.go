@@ -48,7 +48,8 @@ var justCreated = regexp.MustCompile(`^[0-9]+s$`)
 
 func TestTablePrinters(t *testing.T) {
 	testkit.Kubectl(t) // build kubectl before the server starts
-	e := start(t)
+	// The test counts a namespace's config maps: no kube-root-ca.crt.
+	e := start(t, "--controllers=*,-root-ca-cert-publisher")
 	rc := e.c.CoreV1().RESTClient()
 	ns := e.namespace(t)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "conf"},

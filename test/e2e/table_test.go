@@ -9,7 +9,8 @@ import (
 )
 
 func TestTable(t *testing.T) {
-	e := start(t)
+	// The test counts a namespace's config maps: no kube-root-ca.crt.
+	e := start(t, "--controllers=*,-root-ca-cert-publisher")
 	ns := e.namespace(t)
 	e.configMap(t, ns, "a", map[string]string{"l": "1"})
 	e.configMap(t, ns, "b", nil)
