@@ -56,7 +56,7 @@ func twoContainerPod(name string) *corev1.Pod {
 // kube-api-access volume mounted where nothing else is, the tolerations of
 // DefaultTolerationSeconds; each namespace gets kube-root-ca.crt.
 func TestPodAdmissionDefaults(t *testing.T) {
-	e := start(t, "--default-unreachable-toleration-seconds=60")
+	e := start(t, "--default-unreachable-toleration-seconds=60", "--controllers=*")
 	ns := e.namespace(t)
 	pod, err := e.c.CoreV1().Pods(ns).Create(ctx(t), twoContainerPod("p"), metav1.CreateOptions{})
 	if err != nil {

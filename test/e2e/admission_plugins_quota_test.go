@@ -53,7 +53,7 @@ func hard(kv ...string) corev1.ResourceList {
 // (each read from kube-apiserver v1.37.2 for the same requests, its quota
 // status filled by hand) and charges what it admits.
 func TestResourceQuota(t *testing.T) {
-	e := start(t)
+	e := start(t, "--controllers=*")
 	ns := e.namespace(t)
 	e.quota(t, ns, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "q"},
 		Spec: corev1.ResourceQuotaSpec{Hard: hard("pods", "1", "configmaps", "2", "limits.cpu", "1", "count/deployments.apps", "0")}})

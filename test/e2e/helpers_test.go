@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,6 +33,12 @@ type env struct {
 
 func start(t *testing.T, flags ...string) *env {
 	t.Helper()
+	// Most tests count what a fresh namespace holds: without a
+	// --controllers flag of their own, the root-ca-cert-publisher, which
+	// puts kube-root-ca.crt in every namespace, does not run.
+	if !slices.ContainsFunc(flags, func(f string) bool { return strings.HasPrefix(f, "--controllers") }) {
+		flags = append([]string{"--controllers=*,-root-ca-cert-publisher"}, flags...)
+	}
 	s := testkit.StartServer(t, flags...)
 	return &env{Server: s, c: s.Client(t)}
 }
