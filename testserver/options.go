@@ -6,11 +6,11 @@ import "time"
 type Option func(*options)
 
 type options struct {
-	flags          []string
-	crdPaths       []string
-	crdDocs        [][]byte
-	crdTimeout     time.Duration
-	logs           bool
+	flags      []string
+	crdPaths   []string
+	crdDocs    [][]byte
+	crdTimeout time.Duration
+	logs       bool
 }
 
 // WithFlags adds capstan command-line flags (kube-apiserver's names), given

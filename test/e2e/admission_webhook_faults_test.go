@@ -175,7 +175,7 @@ func TestAdmissionWebhookPatches(t *testing.T) {
 			mwc := &arv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: unique(label)}, Webhooks: []arv1.MutatingWebhook{{
 				Name: tc.name + ".example.com", SideEffects: ptr.To(arv1.SideEffectClassNone), AdmissionReviewVersions: []string{"v1"},
 				ClientConfig: arv1.WebhookClientConfig{URL: &url, CABundle: wh.caBundle}, MatchConditions: notMarker,
-				Rules: []arv1.RuleWithOperations{{Operations: ops, Rule: configMapRules[0].Rule}},
+				Rules:             []arv1.RuleWithOperations{{Operations: ops, Rule: configMapRules[0].Rule}},
 				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"webhooks": label}}}}}
 			if _, err := e.c.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx(t), mwc, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
