@@ -7,9 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata"
 
 	"github.com/capstan-io/capstan/admission/plugins"
 	"github.com/capstan-io/capstan/admission/resourcequota"
@@ -53,16 +50,7 @@ func quotaPlugin(quotas *registry.Store) plugins.Factory {
 // runQuotaController keeps quotas' status true (kube-controller-manager's
 // resourcequota controller).
 func (c Config) runQuotaController(hc server.HookContext) error {
-	cfg := hc.LoopbackClientConfig
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	meta, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	client, meta, disco, err := loopbackClients(hc.LoopbackClientConfig)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
 	"github.com/capstan-io/capstan/apis/policy"
@@ -214,16 +215,7 @@ func (c Config) ensureSystemNamespaces(hc server.HookContext) error {
 // kube leaves to kube-controller-manager; capstan runs it itself so that a
 // namespace deletion completes with nothing else running.
 func (c Config) runNamespaceController(hc server.HookContext) error {
-	cfg := hc.LoopbackClientConfig
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	meta, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	client, meta, disco, err := loopbackClients(hc.LoopbackClientConfig)
 	if err != nil {
 		return err
 	}
@@ -246,12 +238,7 @@ func (c Config) runNamespaceController(hc server.HookContext) error {
 // kube-controller-manager; capstan runs it itself so that ownerReferences
 // work with nothing else running.
 func (c Config) runGarbageCollector(hc server.HookContext) error {
-	cfg := hc.LoopbackClientConfig
-	meta, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	_, meta, disco, err := loopbackClients(hc.LoopbackClientConfig)
 	if err != nil {
 		return err
 	}
@@ -270,4 +257,23 @@ func (c Config) runGarbageCollector(hc server.HookContext) error {
 	// for the start to finish here too.
 	hc.AfterHooks(func() { ctrl.Run(hc, 5) })
 	return nil
+}
+
+// loopbackClients are the typed, metadata and discovery clients the
+// in-process controllers that walk every resource (namespace, garbage
+// collector, resource quota) are built on.
+func loopbackClients(cfg *rest.Config) (kubernetes.Interface, metadata.Interface, discovery.DiscoveryInterface, error) {
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	meta, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return client, meta, disco, nil
 }
