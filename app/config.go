@@ -120,6 +120,7 @@ func NewConfig(ctx context.Context, o *Options, logger *slog.Logger) (_ *Config,
 	if c.Admission, err = o.Admission.config(); err != nil {
 		return nil, err
 	}
+	c.Admission.EndpointRouting = o.Misc.Aggregator.Routing
 	// Only the embedded etcd needs the data dir made here (the PKI makes
 	// its own directories): against --etcd-servers with the certificates
 	// given, as envtest runs kube-apiserver, nothing is written to it.

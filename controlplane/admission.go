@@ -36,6 +36,9 @@ type AdmissionConfig struct {
 	// (--default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds).
 	NotReadyTolerationSeconds    int64
 	UnreachableTolerationSeconds int64
+	// EndpointRouting sends webhook calls to a ready endpoint of their
+	// Service rather than its cluster IP (--enable-aggregator-routing).
+	EndpointRouting bool
 }
 
 // admissionDeps are what the built-in plugins are made from: the server

@@ -2,18 +2,17 @@ package controlplane
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"net/url"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/capstan-io/capstan/admission/plugins"
 	"github.com/capstan-io/capstan/admission/webhook"
-	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/proxy/serviceresolver"
+	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server"
 )
@@ -28,7 +27,7 @@ func (c Config) webhookPlugin(d admissionDeps, mutating bool) plugins.Factory {
 		if err != nil {
 			return nil, err
 		}
-		source := webhook.NewSource(mutating, clusterIPResolver(d.store("", "services")), creds)
+		source := webhook.NewSource(mutating, c.serviceResolver(d), creds)
 		namespaces := namespaceGetter(d.store("", "namespaces"))
 		getNamespace := func(ctx context.Context, name string) (*corev1.Namespace, error) { return namespaces(ctx, name) }
 		kind := "validating"
@@ -52,30 +51,33 @@ func (c Config) webhookPlugin(d admissionDeps, mutating bool) plugins.Factory {
 	}
 }
 
-// clusterIPResolver resolves a webhook's Service as kube does by default:
-// to its cluster IP and the Service port, or its ExternalName host.
-func clusterIPResolver(services *registry.Store) webhook.ServiceResolver {
-	return func(ctx context.Context, namespace, name string, port int32) (*url.URL, error) {
-		obj, err := services.Get(request.WithNamespace(ctx, namespace), name, &metav1.GetOptions{ResourceVersion: "0"})
-		if err != nil {
-			return nil, err
-		}
-		svc := obj.(*corev1.Service)
-		switch svc.Spec.Type {
-		case corev1.ServiceTypeExternalName:
-			return &url.URL{Scheme: "https", Host: net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(port)))}, nil
-		case corev1.ServiceTypeClusterIP, corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeNodePort:
-			if svc.Spec.ClusterIP == corev1.ClusterIPNone {
-				return nil, fmt.Errorf(`cannot route to service with ClusterIP "None"`)
+// serviceResolver resolves a webhook's Service as kube does: to its
+// cluster IP or ExternalName host, or with --enable-aggregator-routing to
+// one of its ready endpoints, read from the watch caches.
+func (c Config) serviceResolver(d admissionDeps) webhook.ServiceResolver {
+	services, slices := d.store("", "services"), d.store("discovery.k8s.io", "endpointslices")
+	r := serviceresolver.Resolver{EndpointRouting: c.Admission.EndpointRouting,
+		Services: func(ctx context.Context, namespace, name string) (*corev1.Service, error) {
+			obj, err := services.Get(request.WithNamespace(ctx, namespace), name, &metav1.GetOptions{ResourceVersion: "0"})
+			if err != nil {
+				return nil, err
 			}
-			for _, p := range svc.Spec.Ports {
-				if p.Port == port {
-					return &url.URL{Scheme: "https", Host: net.JoinHostPort(svc.Spec.ClusterIP, strconv.Itoa(int(port)))}, nil
-				}
+			return obj.(*corev1.Service), nil
+		}}
+	if slices != nil {
+		r.Slices = func(ctx context.Context, namespace, service string) ([]*discoveryv1.EndpointSlice, error) {
+			sel := labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: service})
+			obj, err := slices.List(request.WithNamespace(ctx, namespace), &rest.ListOptions{ResourceVersion: "0", LabelSelector: sel})
+			if err != nil {
+				return nil, err
 			}
-			return nil, fmt.Errorf("no service port %d found for service %q", port, svc.Name)
-		default:
-			return nil, fmt.Errorf("unsupported service type %q", svc.Spec.Type)
+			items := obj.(*discoveryv1.EndpointSliceList).Items
+			out := make([]*discoveryv1.EndpointSlice, len(items))
+			for i := range items {
+				out[i] = &items[i]
+			}
+			return out, nil
 		}
 	}
+	return r.Resolve
 }
