@@ -234,7 +234,8 @@ func (c *Config) genericConfig(o *Options, certs pki.ServingCerts, clientCAs *pk
 		return x509.VerifyOptions{Roots: clientCAs.Pool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
 	}))
 	if c.Authentication.Tokens != nil {
-		auths = append(auths, authn.NewBearerToken(c.Authentication.Tokens, c.Authentication.APIAudiences))
+		auths = append(auths, authn.NewBearerToken(c.Authentication.Tokens, c.Authentication.APIAudiences),
+			authn.NewWebSocketProtocol(c.Authentication.Tokens, c.Authentication.APIAudiences))
 	}
 	var auth authn.Authenticator = authn.Union(auths...)
 	if anonymous, ok := c.anonymous(o); ok {

@@ -66,19 +66,25 @@ func NewBearerToken(tokens TokenAuthenticator, apiAudiences []string) Authentica
 		if !ok {
 			return nil, false, nil
 		}
-		ctx := r.Context()
-		if _, set := AudiencesFrom(ctx); !set && len(apiAudiences) > 0 {
-			ctx = WithAudiences(ctx, apiAudiences)
-		}
-		resp, ok, err := tokens.AuthenticateToken(ctx, token)
-		if ok {
-			return resp, true, nil
-		}
-		if err == nil {
-			err = ErrInvalidBearerToken
-		}
-		return nil, false, err
+		return authenticateToken(r, tokens, apiAudiences, token)
 	})
+}
+
+// authenticateToken hands a request's token to tokens, checked against
+// apiAudiences when the request's context names no audiences.
+func authenticateToken(r *http.Request, tokens TokenAuthenticator, apiAudiences []string, token string) (*Response, bool, error) {
+	ctx := r.Context()
+	if _, set := AudiencesFrom(ctx); !set && len(apiAudiences) > 0 {
+		ctx = WithAudiences(ctx, apiAudiences)
+	}
+	resp, ok, err := tokens.AuthenticateToken(ctx, token)
+	if ok {
+		return resp, true, nil
+	}
+	if err == nil {
+		err = ErrInvalidBearerToken
+	}
+	return nil, false, err
 }
 
 // BearerToken returns the token of a request's "Authorization: Bearer"

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/httpstream/wsstream"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/capstan-io/capstan/registry/rest"
@@ -41,6 +42,10 @@ func (s *Scope) serveWatch(w http.ResponseWriter, r *http.Request, opts *rest.Li
 		return
 	}
 	defer wi.Stop()
+	if wsstream.IsWebSocketRequest(r) {
+		s.streamEventsWebSocket(ctx, w, r, out, wi)
+		return
+	}
 	s.streamEvents(ctx, w, r, out, wi)
 }
 
