@@ -35,6 +35,7 @@ func TestControllers(t *testing.T) {
 	e := &env{t: t, s: s, dyn: dyn}
 	t.Run("NameConflicts", e.nameConflicts)
 	t.Run("DeleteWithInstances", e.deleteWithInstances)
+	t.Run("DeleteUnserved", e.deleteUnserved)
 }
 
 type env struct {
@@ -284,4 +285,16 @@ func (e *env) deleteWithInstances(t *testing.T) {
 	if keys := e.storedKeys(t, "widgets"); len(keys) != 0 {
 		t.Errorf("widgets left in etcd: %q", keys)
 	}
+}
+
+// deleteUnserved deletes a CRD that serves no version (envtest installs
+// such CRDs): no client can reach its objects, and storage shows it has
+// none, so its deletion completes.
+func (e *env) deleteUnserved(t *testing.T) {
+	crd := newCRD("hiddens", "hidden", "Hidden", apiextv1.NamespaceScoped)
+	crd.Spec.Versions[0].Served = false
+	e.createCRD(t, crd)
+	e.waitCRD(t, crd.Name, "established", established)
+	e.deleteCRD(t, crd.Name)
+	e.waitCRD(t, crd.Name, "deletion", func(crd *apiextv1.CustomResourceDefinition) bool { return crd == nil })
 }

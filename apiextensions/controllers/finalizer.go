@@ -207,22 +207,23 @@ func (c *finalizerController) deleteInstances(ctx context.Context, crd *apiextv1
 		}, 0, err
 	}
 
+	since, waiting := c.waitingSince(crd)
+	if !waiting && c.instances != nil {
+		// Most CRDs deleted have no objects left: asking storage saves
+		// the lists, and building the endpoints they would need. It is
+		// also the only way to finalize a CRD that serves no version.
+		gr := schema.GroupResource{Group: crd.Spec.Group, Resource: crd.Status.AcceptedNames.Plural}
+		if has, err := c.instances.HasObjects(ctx, gr); err == nil && !has {
+			return deletionCompleted, 0, nil
+		}
+	}
+
 	version := servedVersion(crd)
 	if version == "" {
 		err := fmt.Errorf("unable to find a custom resource client for %s.%s: no version is served", crd.Spec.Names.Plural, crd.Spec.Group)
 		return failed("InstanceDeletionFailed", "could not list instances: %v", err)
 	}
 	resource := c.dynamic.Resource(schema.GroupVersionResource{Group: crd.Spec.Group, Version: version, Resource: crd.Spec.Names.Plural})
-
-	since, waiting := c.waitingSince(crd)
-	if !waiting && c.instances != nil {
-		// Most CRDs deleted have no objects left: asking storage saves
-		// the lists, and building the endpoints they would need.
-		gr := schema.GroupResource{Group: crd.Spec.Group, Resource: crd.Status.AcceptedNames.Plural}
-		if has, err := c.instances.HasObjects(ctx, gr); err == nil && !has {
-			return deletionCompleted, 0, nil
-		}
-	}
 	if !waiting {
 		namespaces, err := instanceNamespaces(ctx, resource)
 		if err != nil {
