@@ -30,7 +30,7 @@ func NewCommand(out io.Writer) *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return Run(ctx, o, out, func(c *Config) { printUsage(out, c) })
+			return Run(ctx, o, out, func(p *Process) { printUsage(out, p) })
 		},
 	}
 	fss := o.Flags()

@@ -136,46 +136,51 @@ func validateAuditVersion(v string) error {
 	return nil
 }
 
-// config loads the policy and opens the backends. The zero Config (no
-// auditing) without a policy file or without a backend.
-func (o *AuditOptions) config(logger *slog.Logger) (audit.Config, audit.Backend, error) {
+// policy loads the policy file; nil without one. Without a backend to
+// send events to it is checked but unused, as kube does.
+func (o *AuditOptions) policy() (*audit.Policy, error) {
 	if o.PolicyFile == "" {
-		return audit.Config{}, nil, nil
+		return nil, nil
 	}
 	p, err := audit.LoadPolicy(o.PolicyFile)
 	if err != nil {
-		return audit.Config{}, nil, fmt.Errorf("loading audit policy file: %w", err)
+		return nil, fmt.Errorf("loading audit policy file: %w", err)
 	}
+	return audit.NewPolicy(p), nil
+}
+
+// backend opens the log file and the webhook; nil when none is asked for.
+// It is not running yet.
+func (o *AuditOptions) backend(logger *slog.Logger) (audit.Backend, error) {
 	var backends []audit.Backend
 	if o.Log.File.Path != "" {
 		out, err := o.Log.File.Open()
 		if err != nil {
-			return audit.Config{}, nil, fmt.Errorf("--audit-log-path: %w", err)
+			return nil, fmt.Errorf("--audit-log-path: %w", err)
 		}
 		l, err := backend.NewLog(out, o.Log.Format, logger)
 		if err != nil {
-			return audit.Config{}, nil, err
+			return nil, err
 		}
 		b, err := backend.WithMode(l, o.Log.Mode, o.Log.Batch, logger)
 		if err != nil {
-			return audit.Config{}, nil, err
+			return nil, err
 		}
 		backends = append(backends, backend.WithTruncate(b, o.Log.Truncate, logger))
 	}
 	if o.Webhook.ConfigFile != "" {
 		w, err := backend.NewWebhook(o.Webhook.ConfigFile, o.Webhook.InitialBackoff, logger)
 		if err != nil {
-			return audit.Config{}, nil, fmt.Errorf("initializing audit webhook: %w", err)
+			return nil, fmt.Errorf("initializing audit webhook: %w", err)
 		}
 		b, err := backend.WithMode(w, o.Webhook.Mode, o.Webhook.Batch, logger)
 		if err != nil {
-			return audit.Config{}, nil, err
+			return nil, err
 		}
 		backends = append(backends, backend.WithTruncate(b, o.Webhook.Truncate, logger))
 	}
 	if len(backends) == 0 {
-		return audit.Config{}, nil, nil
+		return nil, nil
 	}
-	b := audit.Union(backends...)
-	return audit.Config{Policy: audit.NewPolicy(p), Sink: b}, b, nil
+	return audit.Union(backends...), nil
 }

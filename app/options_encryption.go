@@ -75,21 +75,13 @@ func encryptionHealthCheck(set *encryptionconfig.Set) []server.HealthCheck {
 
 // addEncryptionHooks starts the automatic reload after start, as kube's
 // post-start hook of the same name does.
-func (c *Config) addEncryptionHooks(s *server.Server, o *EncryptionOptions) {
-	if c.encryption == nil || !o.AutomaticReload {
+func (p *Process) addEncryptionHooks(s *server.Server, o *EncryptionOptions) {
+	if p.encryption == nil || !o.AutomaticReload {
 		return
 	}
-	set, interval := c.encryption, o.ReloadInterval
+	set, interval := p.encryption, o.ReloadInterval
 	s.AddPostStartHook("start-encryption-provider-config-automatic-reload", func(hc server.HookContext) error {
 		go set.Run(hc, interval)
 		return nil
 	})
-}
-
-// loadEncryption loads --encryption-provider-config; its KMS connections
-// close with the Config.
-func (c *Config) loadEncryption(ctx context.Context, o *Options) (*encryptionconfig.Set, error) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c.closers = append(c.closers, func() error { cancel(); return nil })
-	return o.Etcd.Encryption.load(ctx, c.Logger)
 }

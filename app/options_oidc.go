@@ -86,87 +86,77 @@ func (o *JWTOptions) Validate() error {
 	return nil
 }
 
-// jwtAuthentication is what the options resolve to.
-type jwtAuthentication struct {
-	// Tokens is nil when neither the file nor the flags configure JWTs.
-	Tokens *jwt.Authenticator
-	// Anonymous is the file's anonymous section; nil when it has none
-	// (--anonymous-auth then decides).
-	Anonymous *apiserver.AnonymousAuthConfig
+// jwtConfig is the JWT authenticator's configuration, loaded and
+// validated; cfg is nil when no flag asks for one.
+type jwtConfig struct {
+	cfg    *jwt.Config
+	data   []byte // the file as read, to tell a change from a rewrite
+	algs   []string
+	file   string
+	reload time.Duration
 }
 
-// build loads and validates the configuration (kube's start errors),
-// starts the issuers' discovery and, for a file, its reload; all run until
-// ctx ends. serviceAccountIssuers may not be jwt issuers.
-func (o *JWTOptions) build(ctx context.Context, serviceAccountIssuers []string, logger *slog.Logger) (jwtAuthentication, error) {
-	var out jwtAuthentication
-	var cfg *jwt.Config
-	var data []byte
-	algs := o.SigningAlgs
+// load reads and validates the configuration (kube's start errors).
+func (o *JWTOptions) load() (jwtConfig, error) {
+	out := jwtConfig{algs: o.SigningAlgs, file: o.ConfigFile, reload: o.ReloadInterval}
+	var err error
 	switch {
 	case o.ConfigFile != "":
-		var err error
-		if cfg, data, err = jwt.LoadFile(o.ConfigFile); err != nil {
+		if out.cfg, out.data, err = jwt.LoadFile(o.ConfigFile); err != nil {
 			return out, jwt.FailedToLoad(o.ConfigFile, err)
 		}
-		algs = jwt.SigningAlgorithms
+		out.algs = jwt.SigningAlgorithms
 	case o.OIDC.IssuerURL != "" && o.OIDC.ClientID != "":
-		var err error
-		if cfg, err = jwt.FromLegacyFlags(o.OIDC); err != nil {
+		if out.cfg, err = jwt.FromLegacyFlags(o.OIDC); err != nil {
 			return out, err
 		}
 	default:
 		return out, nil
 	}
-	if cfg.Anonymous != nil && o.anonymousFlagsSet {
+	if out.cfg.Anonymous != nil && o.anonymousFlagsSet {
 		return out, field.Forbidden(field.NewPath("anonymous"), "--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file")
 	}
 	// As kube, the service account issuers are not known yet here; the
 	// authenticator checks them.
-	if errs := jwt.Validate(cfg, nil); len(errs) > 0 {
+	if errs := jwt.Validate(out.cfg, nil); len(errs) > 0 {
 		return out, fmt.Errorf("invalid authentication configuration: %w", errs.ToAggregate())
 	}
-	tokens, err := jwt.New(ctx, cfg, jwt.Options{SigningAlgs: algs, DisallowedIssuers: serviceAccountIssuers, Logger: logger})
-	if err != nil {
-		return out, err
-	}
-	if o.ConfigFile != "" {
-		go tokens.Watch(ctx, o.ConfigFile, o.ReloadInterval, data, cfg)
-	}
-	out.Tokens, out.Anonymous = tokens, cfg.Anonymous
 	return out, nil
 }
 
-// tokens is the JWT token authenticator, nil for none.
-func (j jwtAuthentication) tokens() authn.TokenAuthenticator {
-	if j.Tokens == nil {
+// anonymousConfig is the file's anonymous section, nil when it has none.
+func (j jwtConfig) anonymousConfig() *apiserver.AnonymousAuthConfig {
+	if j.cfg == nil {
 		return nil
 	}
-	return j.Tokens
+	return j.cfg.Anonymous
 }
 
-// startJWT builds the JWT authenticator of o; its discovery and reload
-// run until c is closed.
-func (c *Config) startJWT(ctx context.Context, o *Options) (jwtAuthentication, error) {
-	jctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	j, err := o.Authentication.JWT.build(jctx, o.Authentication.ServiceAccounts.Issuers, c.Logger)
-	if err != nil {
-		cancel()
-		return j, err
+// start builds the authenticator and starts the issuers' discovery and,
+// for a file, its reload; all run until ctx ends. It returns nil when
+// there is no configuration. serviceAccountIssuers may not be jwt issuers.
+func (j jwtConfig) start(ctx context.Context, serviceAccountIssuers []string, logger *slog.Logger) (authn.TokenAuthenticator, error) {
+	if j.cfg == nil {
+		return nil, nil
 	}
-	c.closers = append(c.closers, func() error { cancel(); return nil })
-	c.JWTAnonymous = j.Anonymous
-	return j, nil
+	tokens, err := jwt.New(ctx, j.cfg, jwt.Options{SigningAlgs: j.algs, DisallowedIssuers: serviceAccountIssuers, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	if j.file != "" {
+		go tokens.Watch(ctx, j.file, j.reload, j.data, j.cfg)
+	}
+	return tokens, nil
 }
 
 // anonymous is the anonymous authenticator, ok false when anonymous
 // requests are off: --authentication-config's anonymous section when it
 // has one (only its conditions' paths, when it names some), else
 // --anonymous-auth.
-func (c *Config) anonymous(o *Options) (_ authn.Authenticator, ok bool) {
-	a := c.JWTAnonymous
+func (c *Config) anonymous() (_ authn.Authenticator, ok bool) {
+	a := c.jwt.anonymousConfig()
 	if a == nil {
-		return authn.NewAnonymous(), o.Authentication.AnonymousAuth
+		return authn.NewAnonymous(), c.Options.Authentication.AnonymousAuth
 	}
 	if !a.Enabled {
 		return nil, false

@@ -13,23 +13,23 @@ import (
 
 // CreateServerChain builds aggregator -> kube -> apiextensions -> NotFound,
 // joined by delegation.
-func (c *Config) CreateServerChain() (*server.Server, error) {
-	notFound := server.NewEmptyDelegate(server.WriteNotFound(c.Generic))
-	crd, err := apiextensions.Config{Generic: c.Generic, Storage: c.Storage, Logger: c.Logger}.New(notFound)
+func (p *Process) CreateServerChain() (*server.Server, error) {
+	notFound := server.NewEmptyDelegate(server.WriteNotFound(p.Generic))
+	crd, err := apiextensions.Config{Generic: p.Generic, Storage: p.Storage, Logger: p.Logger}.New(notFound)
 	if err != nil {
 		return nil, err
 	}
-	kube, err := controlplane.Config{Generic: c.Generic, Storage: c.Storage, EventTTL: c.EventTTL, Logger: c.Logger, Services: c.Services,
-		Authorization: c.Authorization, Authentication: c.Authentication, LazyResources: crd.CustomResources,
-		Workloads: c.Workloads, Admission: c.Admission, RootCA: c.RootCA, Disabled: c.DisabledControllers}.New(crd.Server)
+	kube, err := controlplane.Config{Generic: p.Generic, Storage: p.Storage, EventTTL: p.EventTTL, Logger: p.Logger, Services: p.Services,
+		Authorization: p.Authorization, Authentication: p.Authentication, LazyResources: crd.CustomResources,
+		Workloads: p.Workloads, Admission: p.Admission, RootCA: p.RootCA, Disabled: p.DisabledControllers}.New(crd.Server)
 	if err != nil {
 		return nil, err
 	}
-	agg, err := aggregator.Config{Generic: c.Generic}.New(kube.Server)
+	agg, err := aggregator.Config{Generic: p.Generic}.New(kube.Server)
 	if err != nil {
 		return nil, err
 	}
-	if fc := c.Generic.FlowControl; fc != nil {
+	if fc := p.Generic.FlowControl; fc != nil {
 		for path, h := range fc.DebugHandlers() {
 			agg.Server.Handle(path, h)
 		}
@@ -41,8 +41,8 @@ func (c *Config) CreateServerChain() (*server.Server, error) {
 }
 
 // Run runs capstan until ctx is done. ready, if not nil, is called with the
-// Config once the server chain serves.
-func Run(ctx context.Context, o *Options, out io.Writer, ready func(*Config)) error {
+// Process once the server chain serves.
+func Run(ctx context.Context, o *Options, out io.Writer, ready func(*Process)) error {
 	o.Complete()
 	if err := o.Validate(); err != nil {
 		return err
@@ -50,7 +50,11 @@ func Run(ctx context.Context, o *Options, out io.Writer, ready func(*Config)) er
 	restoreGC := relaxGCForStart()
 	defer restoreGC()
 	logger := o.Logs.logger(out)
-	c, err := NewConfig(ctx, o, logger)
+	cfg, err := NewConfig(o, logger)
+	if err != nil {
+		return err
+	}
+	c, err := cfg.Start(ctx)
 	if err != nil {
 		return err
 	}
@@ -81,7 +85,7 @@ func Run(ctx context.Context, o *Options, out io.Writer, ready func(*Config)) er
 }
 
 // printUsage tells a new user how to reach the server with kubectl.
-func printUsage(out io.Writer, c *Config) {
+func printUsage(out io.Writer, c *Process) {
 	if c.Kubeconfig == "" {
 		fmt.Fprintf(out, "capstan is serving at %s\n", c.URL)
 		return

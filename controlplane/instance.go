@@ -31,12 +31,14 @@ import (
 	"github.com/capstan-io/capstan/internal/parallel"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/server"
+
+	"github.com/capstan-io/capstan/storage/storagefactory"
 )
 
 // Config is the kube server's configuration.
 type Config struct {
 	Generic  server.CompletedConfig
-	Storage  *StorageFactory
+	Storage  *storagefactory.Factory
 	EventTTL time.Duration // --event-ttl
 	Logger   *slog.Logger
 	// systemNamespacesDone is closed once the system namespaces hook has

@@ -104,13 +104,13 @@ func (s *Server) start() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan error, 1)
-	ready := make(chan *app.Config, 1)
+	ready := make(chan *app.Process, 1)
 	var out io.Writer = io.Discard
 	if s.logs {
 		out = os.Stderr
 	}
-	go func() { s.done <- app.Run(ctx, o, out, func(c *app.Config) { ready <- c }) }()
-	var c *app.Config
+	go func() { s.done <- app.Run(ctx, o, out, func(c *app.Process) { ready <- c }) }()
+	var c *app.Process
 	select {
 	case c = <-ready:
 	case err := <-s.done:

@@ -160,7 +160,7 @@ func StartError(t testing.TB, flags ...string) error {
 	defer cancel()
 	started := make(chan struct{}, 1)
 	done := make(chan error, 1)
-	go func() { done <- app.Run(ctx, o, io.Discard, func(*app.Config) { started <- struct{}{} }) }()
+	go func() { done <- app.Run(ctx, o, io.Discard, func(*app.Process) { started <- struct{}{} }) }()
 	select {
 	case err := <-done:
 		if err == nil {

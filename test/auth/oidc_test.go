@@ -319,7 +319,7 @@ func TestAuthenticationConfigStartErrors(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			err := app.Run(ctx, o, io.Discard, func(*app.Config) { t.Error("capstan started") })
+			err := app.Run(ctx, o, io.Discard, func(*app.Process) { t.Error("capstan started") })
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("error:\n got %v\nwant %s", err, tc.want)
 			}

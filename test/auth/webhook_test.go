@@ -273,5 +273,5 @@ func startError(t *testing.T, args ...string) error {
 	}
 	c, cancel := context.WithCancel(ctx(t))
 	defer cancel()
-	return app.Run(c, o, io.Discard, func(*app.Config) { cancel() })
+	return app.Run(c, o, io.Discard, func(*app.Process) { cancel() })
 }

@@ -70,7 +70,7 @@ func TestAdmissionPluginFlagsRefused(t *testing.T) {
 			}
 			c, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			err := app.Run(c, o, io.Discard, func(*app.Config) { t.Error("capstan started") })
+			err := app.Run(c, o, io.Discard, func(*app.Process) { t.Error("capstan started") })
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want %q", err, tc.want)
 			}

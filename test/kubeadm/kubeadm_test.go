@@ -218,7 +218,7 @@ func startCapstan(t *testing.T, flags []string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	ready := make(chan struct{}, 1)
-	go func() { done <- app.Run(ctx, o, io.Discard, func(*app.Config) { ready <- struct{}{} }) }()
+	go func() { done <- app.Run(ctx, o, io.Discard, func(*app.Process) { ready <- struct{}{} }) }()
 	select {
 	case <-ready:
 	case err := <-done:
