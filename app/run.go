@@ -25,7 +25,7 @@ func (p *Process) CreateServerChain() (*server.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	agg, err := aggregator.Config{Generic: p.Generic}.New(kube.Server)
+	agg, err := aggregator.Config{Generic: p.Generic, Storage: p.Storage, Logger: p.Logger}.New(kube.Server)
 	if err != nil {
 		return nil, err
 	}

@@ -49,9 +49,10 @@ api_pkgs=(
   k8s.io/api/scheduling/v1alpha3
 )
 # API types of kube's other modules that capstan imports as data model
-# (apiextensions.k8s.io/v1, with its generated protobuf).
+# (apiextensions.k8s.io/v1 and apiregistration.k8s.io/v1, with their generated protobuf).
 own_pkgs=(
   k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1
+  k8s.io/kube-aggregator/pkg/apis/apiregistration/v1
 )
 machinery_pkgs=(
   k8s.io/apimachinery/pkg/api/resource

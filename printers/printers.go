@@ -119,7 +119,7 @@ var convertors = merge(
 	coreConvertors, eventsConvertors, coordinationConvertors, appsConvertors, batchConvertors,
 	autoscalingConvertors, policyConvertors, networkingConvertors, discoveryConvertors,
 	storageConvertors, schedulingConvertors, nodeConvertors, certificatesConvertors,
-	rbacConvertors, flowcontrolConvertors, admissionregistrationConvertors,
+	rbacConvertors, flowcontrolConvertors, admissionregistrationConvertors, apiregistrationConvertors,
 )
 
 func merge(groups ...map[schema.GroupVersionKind]rest.TableConvertor) map[schema.GroupVersionKind]rest.TableConvertor {

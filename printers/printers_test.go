@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 func TestFor(t *testing.T) {
@@ -36,15 +37,27 @@ func TestFor(t *testing.T) {
 	}
 }
 
+// printedScheme knows every kind printed: k8s.io/api's and APIService.
+var printedScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		panic(err)
+	}
+	if err := apiregv1.AddToScheme(s); err != nil {
+		panic(err)
+	}
+	return s
+}()
+
 // TestEveryPrinter prints an empty object and a list of two of every kind
 // and checks that each row has a cell of a plain type per column.
 func TestEveryPrinter(t *testing.T) {
 	for gvk, c := range convertors {
-		obj, err := clientgoscheme.Scheme.New(gvk)
+		obj, err := printedScheme.New(gvk)
 		if err != nil {
 			t.Fatalf("%s: %v", gvk, err)
 		}
-		list, err := clientgoscheme.Scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		list, err := printedScheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		if err != nil {
 			t.Fatalf("%s: %v", gvk, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/capstan-io/capstan/apis/convert"
 )
@@ -33,6 +34,8 @@ func init() {
 	// apiextensions.k8s.io/v1 (CustomResourceDefinition) is not in
 	// k8s.io/api; capstan has its own types for it.
 	utilruntime.Must(apiextv1.AddToScheme(Scheme))
+	// apiregistration.k8s.io/v1 (APIService) is kube-aggregator's.
+	utilruntime.Must(apiregv1.AddToScheme(Scheme))
 	// Options types (ListOptions, GetOptions, DeleteOptions...) are decoded
 	// from query parameters and bodies in every group version.
 	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
