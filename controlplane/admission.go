@@ -3,11 +3,13 @@ package controlplane
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-io/capstan/admission/always"
 	"github.com/capstan-io/capstan/admission/alwayspullimages"
@@ -19,8 +21,11 @@ import (
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
 	"github.com/capstan-io/capstan/admission/nodetaint"
 	"github.com/capstan-io/capstan/admission/plugins"
+	"github.com/capstan-io/capstan/admission/podtopologylabels"
+	"github.com/capstan-io/capstan/admission/pvcresize"
 	"github.com/capstan-io/capstan/admission/runtimeclass"
 	"github.com/capstan-io/capstan/admission/serviceaccount"
+	"github.com/capstan-io/capstan/admission/storageprotection"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/server"
@@ -98,13 +103,17 @@ func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("Priority", constant(priorityPlugin(d)))
 	r.Register("DefaultTolerationSeconds", constant(defaulttolerationseconds.New(c.Admission.NotReadyTolerationSeconds, c.Admission.UnreachableTolerationSeconds)))
 	r.Register("DefaultStorageClass", constant(defaultclass.NewStorage(metaLister(d.store(storagev1.GroupName, "storageclasses")))))
-	r.Register("RuntimeClass", constant(runtimeclass.New(runtimeClassGetter(d.store(nodev1.GroupName, "runtimeclasses")))))
+	r.Register("StorageObjectInUseProtection", constant(storageprotection.Plugin{}))
+	r.Register("PersistentVolumeClaimResize", constant(pvcresize.New(cachedGetter[*storagev1.StorageClass](d.store(storagev1.GroupName, "storageclasses")))))
+	r.Register("RuntimeClass", constant(runtimeclass.New(cachedGetter[*nodev1.RuntimeClass](d.store(nodev1.GroupName, "runtimeclasses")))))
 	r.Register("DefaultIngressClass", constant(defaultclass.NewIngress(metaLister(d.store(networkingv1.GroupName, "ingressclasses")))))
 	r.Register("DenyServiceExternalIPs", constant(denyserviceexternalips.Plugin{}))
+	r.Register("PodTopologyLabels", constant(podtopologylabels.New(cachedGetter[*corev1.Node](d.store("", "nodes")))))
 	r.Register("ResourceQuota", quotaPlugin(d.store("", "resourcequotas")))
 	// The authorizer is the chain's, as kube gives its plugins.
 	r.Register("CertificateApproval", constant(certificates.NewApproval(c.Generic.Authorization)))
 	r.Register("CertificateSigning", constant(certificates.NewSigning(c.Generic.Authorization)))
+	r.Register("ClusterTrustBundleAttest", constant(certificates.NewAttest(c.Generic.Authorization)))
 	r.Register("CertificateSubjectRestriction", constant(certificates.SubjectRestriction{}))
 	r.Register("MutatingAdmissionWebhook", c.webhookPlugin(d, true))
 	r.Register("ValidatingAdmissionWebhook", c.webhookPlugin(d, false))
@@ -135,18 +144,19 @@ func metaLister(store *registry.Store) defaultclass.Lister {
 	}
 }
 
-// runtimeClassGetter reads runtime classes from the watch cache, then
-// from etcd when the cache has not seen one yet, as kube's plugin reads
-// its informer then the API.
-func runtimeClassGetter(store *registry.Store) runtimeclass.Getter {
-	return func(ctx context.Context, name string) (*nodev1.RuntimeClass, error) {
+// cachedGetter reads a cluster-scoped object from the watch cache, then
+// from etcd when the cache has not seen it yet, as kube's plugins read
+// their informer then the API.
+func cachedGetter[T runtime.Object](store *registry.Store) func(ctx context.Context, name string) (T, error) {
+	return func(ctx context.Context, name string) (T, error) {
 		obj, err := store.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"})
 		if err != nil {
 			obj, err = store.Get(ctx, name, &metav1.GetOptions{})
 		}
 		if err != nil {
-			return nil, err
+			var zero T
+			return zero, err
 		}
-		return obj.(*nodev1.RuntimeClass), nil
+		return obj.(T), nil
 	}
 }

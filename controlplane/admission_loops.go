@@ -10,6 +10,7 @@ import (
 
 	"github.com/capstan-io/capstan/admission/serviceaccount"
 	"github.com/capstan-io/capstan/controlplane/controllers/perns"
+	"github.com/capstan-io/capstan/controlplane/controllers/storageprotection"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server"
@@ -26,13 +27,19 @@ type admissionLoop struct {
 // admissionLoops are the loops, by kube-controller-manager's names.
 func (c Config) admissionLoops() []admissionLoop {
 	return []admissionLoop{
-		{ServiceAccountController, c.runPerNamespace(func(client kubernetes.Interface) (*perns.Controller, error) {
+		{ServiceAccountController, c.runLoop(func(client kubernetes.Interface) (runner, error) {
 			return perns.NewServiceAccounts(client, c.Logger)
 		})},
-		{RootCACertPublisherController, c.runPerNamespace(func(client kubernetes.Interface) (*perns.Controller, error) {
+		{RootCACertPublisherController, c.runLoop(func(client kubernetes.Interface) (runner, error) {
 			return perns.NewRootCA(client, c.RootCA, c.Logger)
 		})},
 		{ResourceQuotaController, c.runQuotaController},
+		{PVCProtectionController, c.runLoop(func(client kubernetes.Interface) (runner, error) {
+			return storageprotection.NewClaims(client, c.Logger)
+		})},
+		{PVProtectionController, c.runLoop(func(client kubernetes.Interface) (runner, error) {
+			return storageprotection.NewVolumes(client, c.Logger)
+		})},
 	}
 }
 
@@ -46,8 +53,13 @@ func (c Config) installAdmissionLoops(s *server.Server) {
 	}
 }
 
-// runPerNamespace starts a per-namespace loop over the loopback client.
-func (c Config) runPerNamespace(build func(kubernetes.Interface) (*perns.Controller, error)) func(server.HookContext) error {
+// runner is a loop started by runLoop.
+type runner interface {
+	Run(ctx context.Context, workers int)
+}
+
+// runLoop starts a loop over the loopback client.
+func (c Config) runLoop(build func(kubernetes.Interface) (runner, error)) func(server.HookContext) error {
 	return func(hc server.HookContext) error {
 		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
 		if err != nil {

@@ -10,6 +10,8 @@ const (
 	ServiceAccountController         = "serviceaccount-controller"
 	RootCACertPublisherController    = "root-ca-certificate-publisher-controller"
 	ResourceQuotaController          = "resourcequota-controller"
+	PVCProtectionController          = "persistentvolumeclaim-protection-controller"
+	PVProtectionController           = "persistentvolume-protection-controller"
 )
 
 // InProcessControllers are the loops above, each with the aliases
@@ -21,6 +23,8 @@ var InProcessControllers = map[string][]string{
 	ServiceAccountController:         {"serviceaccount"},
 	RootCACertPublisherController:    {"root-ca-cert-publisher"},
 	ResourceQuotaController:          {"resourcequota"},
+	PVCProtectionController:          {"pvc-protection"},
+	PVProtectionController:           {"pv-protection"},
 }
 
 // DisabledControllers names the in-process loops not to run (by their

@@ -70,7 +70,7 @@ func (s *guardedStore) Update(ctx context.Context, name string, objInfo rest.Upd
 		if err != nil {
 			return nil, err
 		}
-		if old != nil && onlyGCFieldsChange(obj, old) {
+		if old != nil && OnlyGCFieldsChange(obj, old) {
 			return obj, nil
 		}
 		if err := s.check(ctx, obj, old); err != nil {
@@ -81,10 +81,10 @@ func (s *guardedStore) Update(ctx context.Context, name string, objInfo rest.Upd
 	return s.Store.Update(ctx, name, checked, createValidation, updateValidation, forceAllowCreate, opts)
 }
 
-// onlyGCFieldsChange reports whether obj differs from old only in the
+// OnlyGCFieldsChange reports whether obj differs from old only in the
 // fields the garbage collector writes (owner references, finalizers), so
 // that deleting a role nobody may write any more still completes.
-func onlyGCFieldsChange(obj, old runtime.Object) bool {
+func OnlyGCFieldsChange(obj, old runtime.Object) bool {
 	c := obj.DeepCopyObject()
 	m, err1 := meta.Accessor(c)
 	o, err2 := meta.Accessor(old)

@@ -137,12 +137,12 @@ func TestOnlyGCFieldsChange(t *testing.T) {
 	gc := old.DeepCopy()
 	gc.Finalizers = []string{"foregroundDeletion"}
 	gc.OwnerReferences = []metav1.OwnerReference{{Name: "o"}}
-	if !onlyGCFieldsChange(gc, old) {
+	if !OnlyGCFieldsChange(gc, old) {
 		t.Error("finalizers and owners only: not recognised")
 	}
 	rules := old.DeepCopy()
 	rules.Rules = append(rules.Rules, getSecrets)
-	if onlyGCFieldsChange(rules, old) {
+	if OnlyGCFieldsChange(rules, old) {
 		t.Error("a rule change passed as a GC change")
 	}
 }

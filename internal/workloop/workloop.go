@@ -39,3 +39,35 @@ func Run(ctx context.Context, queue Queue, workers int, processNext func(context
 	}
 	<-ctx.Done()
 }
+
+// RateLimitedQueue is the part of a rate-limited work queue a worker needs.
+type RateLimitedQueue[K comparable] interface {
+	Queue
+	Get() (K, bool)
+	Done(K)
+	Forget(K)
+	AddRateLimited(K)
+}
+
+// Worker is the processNext of a controller whose keys are synced one at a
+// time by sync: a key that synced is forgotten, one that failed comes back
+// later (rate limited) and is logged by failed, unless ctx is done.
+func Worker[K comparable](queue RateLimitedQueue[K], sync func(context.Context, K) error, failed func(K, error)) func(context.Context) bool {
+	return func(ctx context.Context) bool {
+		key, quit := queue.Get()
+		if quit {
+			return false
+		}
+		defer queue.Done(key)
+		err := sync(ctx, key)
+		switch {
+		case err == nil:
+			queue.Forget(key)
+		case ctx.Err() != nil:
+		default:
+			failed(key, err)
+			queue.AddRateLimited(key)
+		}
+		return true
+	}
+}

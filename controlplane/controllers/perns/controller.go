@@ -89,25 +89,9 @@ func (c *Controller) enqueueObject(obj any) {
 func (c *Controller) Run(ctx context.Context, workers int) {
 	c.cfg.Logger.Info("starting")
 	defer c.cfg.Logger.Info("stopped")
-	workloop.Run(ctx, c.queue, workers, c.processNext, c.namespaces, c.cfg.Objects)
-}
-
-func (c *Controller) processNext(ctx context.Context) bool {
-	ns, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(ns)
-	err := c.sync(ctx, ns)
-	switch {
-	case err == nil:
-		c.queue.Forget(ns)
-	case ctx.Err() != nil:
-	default:
+	workloop.Run(ctx, c.queue, workers, workloop.Worker(c.queue, c.sync, func(ns string, err error) {
 		c.cfg.Logger.Error("sync failed", "namespace", ns, "err", err)
-		c.queue.AddRateLimited(ns)
-	}
-	return true
+	}), c.namespaces, c.cfg.Objects)
 }
 
 func (c *Controller) sync(ctx context.Context, namespace string) error {
