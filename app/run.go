@@ -25,7 +25,11 @@ func (p *Process) CreateServerChain() (*server.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	agg, err := aggregator.Config{Generic: p.Generic, Storage: p.Storage, Logger: p.Logger}.New(kube.Server)
+	misc := &p.Options.Misc
+	agg, err := aggregator.Config{Generic: p.Generic, Storage: p.Storage, Logger: p.Logger, Proxy: aggregator.ProxyConfig{
+		ClientCertFile: misc.ProxyClient.CertFile, ClientKeyFile: misc.ProxyClient.KeyFile,
+		EndpointRouting: misc.Aggregator.Routing, RejectRedirects: misc.Aggregator.RejectForwardingRedirect,
+	}}.New(kube.Server)
 	if err != nil {
 		return nil, err
 	}

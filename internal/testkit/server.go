@@ -174,3 +174,7 @@ func StartError(t testing.TB, flags ...string) error {
 	}
 	return nil
 }
+
+// EtcdEndpoints are the client URLs of the server's etcd, for another
+// server (an extension API server) to store its objects beside capstan's.
+func (s *Server) EtcdEndpoints() []string { return s.ts.EtcdClient().Endpoints() }

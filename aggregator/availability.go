@@ -1,0 +1,152 @@
+package aggregator
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/capstan-io/capstan/apis/apiregistration"
+	"github.com/capstan-io/capstan/internal/workloop"
+	"github.com/capstan-io/capstan/proxy/serviceresolver"
+)
+
+// recheckEvery is how often every remote APIService is checked again, as
+// kube's availability controller resyncs.
+const recheckEvery = 30 * time.Second
+
+// availability keeps the Available condition of every APIService: Local
+// ones are always available, remote ones are checked as kube checks them
+// (available.go). It also keeps the routes and the remote groups'
+// discovery in step with the APIServices.
+type availability struct {
+	client    *rest.RESTClient // apiregistration.k8s.io/v1
+	informer  cache.SharedIndexInformer
+	resolver  serviceresolver.Resolver
+	routes    *routes
+	discovery *remoteDiscovery
+	queue     workqueue.TypedRateLimitingInterface[string]
+	logger    *slog.Logger
+}
+
+func newAvailability(client *rest.RESTClient, informer cache.SharedIndexInformer, resolver serviceresolver.Resolver,
+	routes *routes, discovery *remoteDiscovery, logger *slog.Logger) *availability {
+	a := &availability{client: client, informer: informer, resolver: resolver, routes: routes, discovery: discovery, logger: logger,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "apiservice-availability"})}
+	_, _ = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { a.changed(obj.(*apiregv1.APIService)) },
+		UpdateFunc: func(old, obj any) {
+			if o := old.(*apiregv1.APIService); o.Spec.Group != obj.(*apiregv1.APIService).Spec.Group ||
+				o.Spec.Version != obj.(*apiregv1.APIService).Spec.Version {
+				a.gone(o)
+			}
+			a.changed(obj.(*apiregv1.APIService))
+		},
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if svc, ok := obj.(*apiregv1.APIService); ok {
+				a.gone(svc)
+			}
+		},
+	})
+	return a
+}
+
+func (a *availability) changed(svc *apiregv1.APIService) {
+	a.routes.set(svc)
+	if svc.Spec.Service != nil && !apiregistration.IsAvailable(svc) {
+		a.discovery.drop(svc)
+	}
+	a.queue.Add(svc.Name)
+}
+
+func (a *availability) gone(svc *apiregv1.APIService) {
+	a.routes.remove(svc)
+	a.discovery.drop(svc)
+}
+
+// serviceChanged checks again the APIServices of a Service whose spec or
+// endpoints changed.
+func (a *availability) serviceChanged(namespace, name string) {
+	for _, obj := range a.informer.GetStore().List() {
+		svc := obj.(*apiregv1.APIService)
+		if s := svc.Spec.Service; s != nil && s.Namespace == namespace && s.Name == name {
+			a.queue.Add(svc.Name)
+		}
+	}
+}
+
+// run checks until ctx is done; the informer is run by the caller.
+func (a *availability) run(ctx context.Context) {
+	go func() {
+		tick := time.NewTicker(recheckEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				for _, key := range a.informer.GetStore().ListKeys() {
+					a.queue.Add(key)
+				}
+			}
+		}
+	}()
+	workloop.Run(ctx, a.queue, 2, a.processNext)
+}
+
+func (a *availability) processNext(ctx context.Context) bool {
+	name, quit := a.queue.Get()
+	if quit {
+		return false
+	}
+	defer a.queue.Done(name)
+	failed, err := a.sync(ctx, name)
+	if err != nil {
+		a.logger.Error("apiservice availability", "apiservice", name, "err", err)
+	}
+	if err != nil || failed {
+		a.queue.AddRateLimited(name)
+		return true
+	}
+	a.queue.Forget(name)
+	return true
+}
+
+// sync checks one APIService and writes its condition when it changed;
+// failed tells a remote one that did not pass, to be checked again soon.
+func (a *availability) sync(ctx context.Context, name string) (failed bool, err error) {
+	obj, exists, err := a.informer.GetStore().GetByKey(name)
+	if err != nil || !exists {
+		return false, err
+	}
+	svc := obj.(*apiregv1.APIService)
+	var cond apiregv1.APIServiceCondition
+	if svc.Spec.Service == nil {
+		cond = apiregistration.LocalAvailable()
+	} else {
+		var doc *metav1.APIResourceList
+		cond, doc = a.condition(ctx, svc)
+		if cond.Status == apiregv1.ConditionTrue {
+			a.discovery.set(svc, doc)
+		} else {
+			a.discovery.drop(svc)
+		}
+	}
+	failed = cond.Status != apiregv1.ConditionTrue
+	if sameCondition(svc, cond) {
+		return failed, nil
+	}
+	update := svc.DeepCopy()
+	apiregistration.SetCondition(update, cond)
+	err = a.client.Put().Resource("apiservices").Name(name).SubResource("status").Body(update).Do(ctx).Error()
+	return failed, ignoreRace(err)
+}
