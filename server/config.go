@@ -32,6 +32,7 @@ import (
 	"github.com/capstan-io/capstan/authz"
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/endpoints/discovery"
+	"github.com/capstan-io/capstan/endpoints/wire"
 	"github.com/capstan-io/capstan/flowcontrol"
 	"github.com/capstan-io/capstan/openapi"
 )
@@ -171,6 +172,9 @@ type CompletedConfig struct {
 
 type completedConfig struct {
 	Config
+	// wire is what the encoders of every server built from this config
+	// keep between responses.
+	wire *wire.Caches
 }
 
 // allowedMediaTypes are the media types a server may serve.
@@ -208,7 +212,7 @@ func (c Config) Complete() (CompletedConfig, error) {
 	if c.Limits.MaxRequestBodyBytes == 0 {
 		c.Limits.MaxRequestBodyBytes = 3 * 1024 * 1024
 	}
-	return CompletedConfig{&completedConfig{c}}, nil
+	return CompletedConfig{&completedConfig{Config: c, wire: wire.NewCaches(c.Logger)}}, nil
 }
 
 func contains(list []string, s string) bool {

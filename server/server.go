@@ -199,7 +199,7 @@ func (s *Server) Installer() *endpoints.Config {
 			Serializer: c.Codecs.Serializer, ParameterCodec: c.Codecs.ParameterCodec,
 			Creater: c.Codecs.Creater, Typer: c.Codecs.Typer, Admission: &c.Admission,
 			MaxRequestBodyBytes: c.Limits.MaxRequestBodyBytes, MinRequestTimeout: c.Limits.MinRequestTimeout,
-			Logger: c.Logger,
+			Logger: c.Logger, Wire: c.wire,
 		},
 		TypeConverter: c.Codecs.TypeConverter, Convertor: c.Codecs.Convertor,
 	}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/capstan-io/capstan/apis/core"
 	"github.com/capstan-io/capstan/apis/scheme"
+	"github.com/capstan-io/capstan/endpoints/wire"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/storage/cache"
@@ -75,7 +77,8 @@ func configMapScopeWith(t testing.TB, encoded bool) (*Scope, *etcd3.Store) {
 	return &Scope{
 		Resource: corev1.SchemeGroupVersion.WithResource("configmaps"), Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"),
 		Namespaced: true, Storage: store,
-		Common: Common{Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme},
+		Common: Common{Serializer: scheme.Codecs, ParameterCodec: scheme.ParameterCodec, Creater: scheme.Scheme, Typer: scheme.Scheme,
+			Wire: wire.NewCaches(slog.Default())},
 	}, s
 }
 

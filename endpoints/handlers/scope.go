@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/endpoints/wire"
 	"github.com/capstan-io/capstan/registry/rest"
 )
 
@@ -81,6 +82,9 @@ type Common struct {
 	// random time between it and twice it, as in kube.
 	MinRequestTimeout time.Duration
 	Logger            *slog.Logger
+	// Wire is what the server's list and watch encoders keep between
+	// responses; nil keeps nothing.
+	Wire *wire.Caches
 }
 
 // GroupResource is the group and resource of the scope, as errors name them.

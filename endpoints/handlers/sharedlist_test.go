@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/capstan-io/capstan/endpoints/wire"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/storage"
 )
@@ -157,8 +159,7 @@ func testSharedListBytesPerItem(t *testing.T, encoded bool, limits map[string]ui
 	scope, s := configMapScopeWith(t, encoded)
 	// What encoding costs: remembered encodings would make the small
 	// list's items (but not the large one's) cost next to nothing.
-	defer func(n int) { protoItems.maxListItems = n }(protoItems.maxListItems)
-	protoItems.maxListItems = 0
+	scope.Wire = wire.NewCachesWith(wire.NewItemEncodings(32<<20, 0), slog.Default())
 	const small, large = 200, 2200
 	createConfigMaps(t, s, "small", small, 64)
 	createConfigMaps(t, s, "large", large, 64)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/httpstream/wsstream"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/capstan-io/capstan/endpoints/wire"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/storage"
 )
@@ -77,8 +78,8 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 	// While a backlog waits (the initial events of a WatchList, a burst
 	// of changes), events are written together; the stream is flushed
 	// whenever it has caught up.
-	batch := &batchWriter{w: w}
-	defer batch.close()
+	batch := &wire.BatchWriter{W: w}
+	defer batch.Close()
 	events := newWatchEncoder(s, r, out, batch)
 	for {
 		select {
@@ -88,14 +89,14 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 			if !ok {
 				return
 			}
-			if len(wi.ResultChan()) >= watchBacklog {
-				batch.gather()
+			if len(wi.ResultChan()) >= wire.Backlog {
+				batch.Gather()
 			}
 			if err := events.write(batch, ev); err != nil {
 				return
 			}
 			if len(wi.ResultChan()) == 0 {
-				if batch.close() != nil {
+				if batch.Close() != nil {
 					return
 				}
 				_ = rc.Flush()

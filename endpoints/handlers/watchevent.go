@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"encoding/binary"
 	"io"
 	"net/http"
 
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/capstan-io/capstan/endpoints/wire"
 	"github.com/capstan-io/capstan/storage"
 )
 
@@ -93,32 +93,11 @@ func (e *watchEncoder) storedProtobuf(obj runtime.Object) ([]byte, bool) {
 	return pe.Protobuf(e.s.targetVersion(obj))
 }
 
-// Fields of metav1.WatchEvent and of runtime.RawExtension, each tagged
-// as length-delimited.
-const (
-	watchEventTypeTag   = 1<<3 | 2
-	watchEventObjectTag = 2<<3 | 2
-	rawExtensionRawTag  = 1<<3 | 2
-)
-
 // writeStored writes the framed event of type typ around embedded, an
-// object's protobuf envelope, as writeEvent does with the protobuf stream
-// serializer and its length-delimited framer (the frame's length, then
-// the WatchEvent's Marshal), but straight from embedded: the event is
-// not marshaled into a buffer of its own first.
+// object's protobuf envelope, without marshaling the event first.
 func (e *watchEncoder) writeStored(embedded []byte, typ watch.EventType) error {
-	raw := 1 + varintSize(len(embedded)) + len(embedded)
-	size := 1 + varintSize(len(typ)) + len(typ) + 1 + varintSize(raw) + raw
-	h := binary.BigEndian.AppendUint32(e.header[:0], uint32(size))
-	h = binary.AppendUvarint(append(h, watchEventTypeTag), uint64(len(typ)))
-	h = append(h, typ...)
-	h = binary.AppendUvarint(append(h, watchEventObjectTag), uint64(raw))
-	h = binary.AppendUvarint(append(h, rawExtensionRawTag), uint64(len(embedded)))
-	e.header = h
-	if _, err := e.w.Write(h); err != nil {
-		return err
-	}
-	_, err := e.w.Write(embedded)
+	var err error
+	e.header, err = wire.WriteStoredEvent(e.w, e.header, embedded, typ)
 	return err
 }
 

@@ -3,12 +3,10 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
-	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/capstan-io/capstan/endpoints/wire"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/storage"
 )
@@ -26,6 +25,8 @@ import (
 // in the cache) is encoded anew.
 func TestListedItemEncodingsRemembered(t *testing.T) {
 	scope, s := configMapScopeWith(t, false)
+	remembered := wire.NewItemEncodings(32<<20, 1000)
+	scope.Wire = wire.NewCachesWith(remembered, slog.Default())
 	ctx := context.Background()
 	for _, name := range []string{"a", "b", "c"} {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "remembered", Name: name}, Data: map[string]string{"k": name}}
@@ -44,7 +45,7 @@ func TestListedItemEncodingsRemembered(t *testing.T) {
 	}
 	first := list()
 	for _, item := range cachedItems(t, scope, "remembered") {
-		if protoItems.lookup(item) == nil {
+		if remembered.Lookup(item) == nil {
 			t.Errorf("%s: its encoding was not remembered", item.(*corev1.ConfigMap).Name)
 		}
 	}
@@ -83,41 +84,4 @@ func cachedItems(t *testing.T, scope *Scope, ns string) []kruntime.Object {
 		t.Fatalf("listing %s: items %v, %v", ns, items, err)
 	}
 	return itemsOf(t, items)
-}
-
-// TestItemEncodingsBounded: past its limit the cache encodes without
-// remembering, and it forgets an object's encoding once the object is
-// collected.
-func TestItemEncodingsBounded(t *testing.T) {
-	c := newItemEncodings(1000, 10)
-	small := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "small"}}
-	large := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "large"}, Data: map[string]string{"k": strings.Repeat("x", 2000)}}
-	for _, cm := range []*corev1.ConfigMap{small, large} {
-		data, err := c.encode(cm, cm)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want, _ := cm.Marshal(); !bytes.Equal(data, want) {
-			t.Errorf("%s encoded as %q, want %q", cm.Name, data, want)
-		}
-	}
-	if c.lookup(small) == nil {
-		t.Error("the small object's encoding was not remembered")
-	}
-	if c.lookup(large) != nil {
-		t.Error("an encoding past the limit was remembered")
-	}
-	if got, want := c.bytes.Load(), int64(small.Size()); got != want {
-		t.Errorf("%d bytes remembered, want %d", got, want)
-	}
-	runtime.KeepAlive(small)
-	small = nil
-	for range 200 {
-		runtime.GC()
-		if c.bytes.Load() == 0 {
-			return
-		}
-		time.Sleep(10 * time.Millisecond) // cleanups run after the collection
-	}
-	t.Errorf("%d bytes still remembered after the object was collected", c.bytes.Load())
 }

@@ -1,7 +1,6 @@
-package handlers
+package wire
 
 import (
-	"errors"
 	"reflect"
 	"runtime"
 	"sync"
@@ -11,16 +10,13 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 )
 
-// protoItems remembers the protobuf encoding of the watch cache's objects
-// that lists hand over, so that a namespace listed again and again is
-// encoded once per object version rather than once per list: encoding was
-// most of the CPU of a consistent list of 100 config maps. Those objects
-// never change (a change is a new object), so an encoding stays right for
-// as long as its object lives, and goes when the object is collected.
-var protoItems = newItemEncodings(32<<20, 1000)
-
-// itemEncodings maps objects, weakly, to their encodings.
-type itemEncodings struct {
+// ItemEncodings maps objects, weakly, to their protobuf encodings: the
+// watch cache's objects that lists hand over, so that a namespace listed
+// again and again is encoded once per object version rather than once per
+// list. Those objects never change (a change is a new object), so an
+// encoding stays right for as long as its object lives, and goes when the
+// object is collected.
+type ItemEncodings struct {
 	mu      sync.RWMutex                  // guards entries
 	entries map[weak.Pointer[byte]][]byte // an object's encoding, by its address
 	bytes   atomic.Int64
@@ -33,8 +29,10 @@ type itemEncodings struct {
 	maxListItems int
 }
 
-func newItemEncodings(limit int64, maxListItems int) *itemEncodings {
-	return &itemEncodings{entries: map[weak.Pointer[byte]][]byte{}, limit: limit, maxListItems: maxListItems}
+// NewItemEncodings remembers at most limit bytes of encodings, taken from
+// lists of at most maxListItems items.
+func NewItemEncodings(limit int64, maxListItems int) *ItemEncodings {
+	return &ItemEncodings{entries: map[weak.Pointer[byte]][]byte{}, limit: limit, maxListItems: maxListItems}
 }
 
 // forgotten is what a collected object's cleanup removes.
@@ -43,9 +41,9 @@ type forgotten struct {
 	size int64
 }
 
-// lookup returns the remembered encoding of obj (a pointer, the cache's
+// Lookup returns the remembered encoding of obj (a pointer, the cache's
 // own), or nil.
-func (c *itemEncodings) lookup(obj kruntime.Object) []byte {
+func (c *ItemEncodings) Lookup(obj kruntime.Object) []byte {
 	key := weak.Make(objectStart(obj))
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -54,14 +52,14 @@ func (c *itemEncodings) lookup(obj kruntime.Object) []byte {
 
 // encode marshals m, which is obj, and remembers the encoding if the limit
 // allows.
-func (c *itemEncodings) encode(obj kruntime.Object, m protoMarshaler) ([]byte, error) {
+func (c *ItemEncodings) encode(obj kruntime.Object, m ProtoMarshaler) ([]byte, error) {
 	data := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(data)
 	if err != nil {
 		return nil, err
 	}
 	if n != len(data) {
-		return nil, errors.New("list item changed size while encoded")
+		return nil, errSizeChanged
 	}
 	size := int64(len(data))
 	if c.bytes.Add(size) > c.limit {
@@ -84,7 +82,7 @@ func (c *itemEncodings) encode(obj kruntime.Object, m protoMarshaler) ([]byte, e
 	return data, nil
 }
 
-func (c *itemEncodings) forget(f forgotten) {
+func (c *ItemEncodings) forget(f forgotten) {
 	c.mu.Lock()
 	delete(c.entries, f.key)
 	c.mu.Unlock()

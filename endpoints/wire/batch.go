@@ -1,4 +1,4 @@
-package handlers
+package wire
 
 import (
 	"bytes"
@@ -6,66 +6,66 @@ import (
 	"sync"
 )
 
-// watchBatchSize is how many bytes of queued events a watch gathers
+// BatchSize is how many bytes of queued events a watch gathers
 // before it writes them: two DATA frames of 16 KiB.
-const watchBatchSize = 32 << 10
+const BatchSize = 32 << 10
 
-// watchBacklog is how many queued events make a watch gather them: a
+// Backlog is how many queued events make a watch gather them: a
 // few events that come together are written as they come, so that the
 // thousands of watches a change fans out to do not each take a buffer.
-const watchBacklog = 16
+const Backlog = 16
 
 // watchBatches are the buffers of watches that have events queued.
-var watchBatches = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, watchBatchSize)) }}
+var watchBatches = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, BatchSize)) }}
 
-// batchWriter writes a watch's events to the response, gathering them
+// BatchWriter writes a watch's events to the response, gathering them
 // while a backlog is queued. The HTTP/2 server hands a handler's writes to
 // the connection's writer in chunks of 4 KiB, each a round trip between
 // goroutines: a WatchList of 5,000 config maps made about 700 of them;
-// written in batches of watchBatchSize, it makes one per 32 KiB.
+// written in batches of BatchSize, it makes one per 32 KiB.
 // An idle watch holds no buffer: a server has thousands.
-type batchWriter struct {
-	w   io.Writer
+type BatchWriter struct {
+	W   io.Writer
 	buf *bytes.Buffer // nil unless gathering
 }
 
 // Write gathers p while a batch is open, else writes it through.
-func (b *batchWriter) Write(p []byte) (int, error) {
+func (b *BatchWriter) Write(p []byte) (int, error) {
 	if b.buf == nil {
-		return b.w.Write(p)
+		return b.W.Write(p)
 	}
-	if b.buf.Len()+len(p) > watchBatchSize {
-		if err := b.writeOut(); err != nil {
+	if b.buf.Len()+len(p) > BatchSize {
+		if err := b.WriteOut(); err != nil {
 			return 0, err
 		}
 	}
 	return b.buf.Write(p)
 }
 
-// gather opens a batch, if none is open.
-func (b *batchWriter) gather() {
+// Gather opens a batch, if none is open.
+func (b *BatchWriter) Gather() {
 	if b.buf == nil {
 		b.buf = watchBatches.Get().(*bytes.Buffer)
 	}
 }
 
-// writeOut writes the batch gathered so far, if any.
-func (b *batchWriter) writeOut() error {
+// WriteOut writes the batch gathered so far, if any.
+func (b *BatchWriter) WriteOut() error {
 	if b.buf == nil || b.buf.Len() == 0 {
 		return nil
 	}
-	_, err := b.w.Write(b.buf.Bytes())
+	_, err := b.W.Write(b.buf.Bytes())
 	b.buf.Reset()
 	return err
 }
 
-// close writes the batch out and ends it.
-func (b *batchWriter) close() error {
+// Close writes the batch out and ends it.
+func (b *BatchWriter) Close() error {
 	if b.buf == nil {
 		return nil
 	}
-	err := b.writeOut()
-	if b.buf.Cap() <= 2*watchBatchSize {
+	err := b.WriteOut()
+	if b.buf.Cap() <= 2*BatchSize {
 		watchBatches.Put(b.buf)
 	}
 	b.buf = nil

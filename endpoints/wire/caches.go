@@ -1,0 +1,58 @@
+package wire
+
+import (
+	"log/slog"
+	"sync"
+)
+
+// Caches are what a server's encoders keep from one response to the
+// next: the encodings of the watch cache's objects, and which fallbacks
+// were reported. The generic server makes one per completed config, which
+// every server of a chain is built from.
+type Caches struct {
+	items  *ItemEncodings
+	logger *slog.Logger
+	// reported holds the fallbacks logged already, by reason and kind.
+	reported sync.Map
+}
+
+// NewCaches remembers up to 32 MiB of item encodings, from lists of at
+// most 1,000 items: a list of tens of thousands of objects is not
+// repeated quickly, and its encodings would only add to its memory.
+func NewCaches(logger *slog.Logger) *Caches {
+	return &Caches{items: NewItemEncodings(32<<20, 1000), logger: logger}
+}
+
+// NewCachesWith is NewCaches with the item encodings given (tests).
+func NewCachesWith(items *ItemEncodings, logger *slog.Logger) *Caches {
+	return &Caches{items: items, logger: logger}
+}
+
+// ProtoItems picks the source of a protobuf list's items: the messages
+// storage kept when stored is not nil, the remembered encodings of the
+// watch cache's objects (kept) for a list small enough, or else the
+// objects marshaled as they are written. c may be nil: nothing is
+// remembered then.
+func (c *Caches) ProtoItems(items Items, kept bool, stored func(i int) ([]byte, error)) ProtoItems {
+	n := items.Len()
+	switch {
+	case stored != nil:
+		return StoredMessages{N: n, Message: stored}
+	case c != nil && kept && n <= c.items.maxListItems:
+		return &CachedObjects{items: items, cache: c.items, encoded: make([][]byte, n)}
+	}
+	return NewObjects(items)
+}
+
+// Fallback reports, once per reason and kind, that a response is written
+// by the codec as a whole instead of item by item, and why: the answer is
+// the same, its cost is not.
+func (c *Caches) Fallback(reason, kind string, err error) {
+	if c == nil {
+		return
+	}
+	if _, seen := c.reported.LoadOrStore(reason+"\x00"+kind, true); seen {
+		return
+	}
+	c.logger.Warn("writing responses whole, not item by item", "reason", reason, "kind", kind, "err", err)
+}
