@@ -73,13 +73,8 @@ func Run(ctx context.Context, o *Options, out io.Writer, ready func(*Process)) e
 	c.addEncryptionHooks(chain, &o.Etcd.Encryption)
 	prepared := chain.PrepareRun()
 	chain.AddPostStartHook("capstan-ready-notice", func(hc server.HookContext) error {
-		go func() {
-			select {
-			case <-hc.HooksDone:
-			case <-hc.Done():
-			}
-			restoreGC()
-		}()
+		// On a stop before the hooks are done, Run's deferred call restores it.
+		hc.AfterHooks(restoreGC)
 		if ready != nil {
 			ready(c)
 		}
