@@ -21,8 +21,8 @@ var watchBatches = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byt
 // BatchWriter writes a watch's events to the response, gathering them
 // while a backlog is queued. The HTTP/2 server hands a handler's writes to
 // the connection's writer in chunks of 4 KiB, each a round trip between
-// goroutines: a WatchList of 5,000 config maps made about 700 of them;
-// written in batches of BatchSize, it makes one per 32 KiB.
+// goroutines, so a stream of many small events costs a round trip per
+// few events; written in batches of BatchSize, it costs one per 32 KiB.
 // An idle watch holds no buffer: a server has thousands.
 type BatchWriter struct {
 	W   io.Writer
