@@ -1,0 +1,198 @@
+package e2e
+
+import (
+	"bufio"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/capstan-io/capstan/internal/testkit"
+)
+
+// fakeExtension is an HTTPS backend whose discovery document passes the
+// availability check and whose other paths do what the test asks.
+func fakeExtension(t *testing.T, group, version string, other http.HandlerFunc) int {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/apis/"+group+"/"+version {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"%s/%s","resources":[{"name":"things","namespaced":true,"kind":"Thing","verbs":["get","list"]}]}`, group, version)
+			return
+		}
+		other(w, r)
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	port, _ := strconv.Atoi(u.Port())
+	return port
+}
+
+// registerFake registers group/version at port behind an ExternalName
+// Service for localhost in ns.
+func (e *aggEnv) registerFake(t *testing.T, ns, group, version string, port int, mutate func(*apiregv1.APIService)) string {
+	t.Helper()
+	name := version + "." + group
+	svcName := strings.ReplaceAll(group, ".", "-")
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: svcName}, Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost"}}
+	if _, err := e.c.CoreV1().Services(ns).Create(ctx(t), svc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	as := &apiregv1.APIService{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: apiregv1.APIServiceSpec{
+		Group: group, Version: version, GroupPriorityMinimum: 1000, VersionPriority: 15, InsecureSkipTLSVerify: true,
+		Service: &apiregv1.ServiceReference{Namespace: ns, Name: svcName, Port: ptrInt32(int32(port))}}}
+	if mutate != nil {
+		mutate(as)
+	}
+	if _, err := e.aggregatorClient(t).ApiregistrationV1().APIServices().Create(ctx(t), as, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func ptrInt32(v int32) *int32 { return &v }
+
+// get requests path through capstan as the admin and returns the code and
+// body.
+func (e *aggEnv) get(t *testing.T, path string) (int, string) {
+	t.Helper()
+	r := e.do(t, http.MethodGet, path, nil)
+	return r.code, string(r.body)
+}
+
+// TestAggregatorFaults: what kube answers, and what the APIService's
+// condition says, when the backend is missing, down, untrusted, redirects
+// or refuses an upgrade.
+func TestAggregatorFaults(t *testing.T) {
+	e := startAggregator(t)
+	ns := e.namespace(t)
+	aggs := e.aggregatorClient(t).ApiregistrationV1().APIServices()
+
+	t.Run("missing service", func(t *testing.T) {
+		as := &apiregv1.APIService{ObjectMeta: metav1.ObjectMeta{Name: "v1.missing.example.com"}, Spec: apiregv1.APIServiceSpec{
+			Group: "missing.example.com", Version: "v1", GroupPriorityMinimum: 1000, VersionPriority: 15, InsecureSkipTLSVerify: true,
+			Service: &apiregv1.ServiceReference{Namespace: ns, Name: "nothing"}}}
+		if _, err := aggs.Create(ctx(t), as, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		msg := e.waitCondition(t, as.Name, apiregv1.ConditionFalse, "ServiceNotFound")
+		if want := fmt.Sprintf("service/nothing in %q is not present", ns); msg != want {
+			t.Errorf("message %q, want %q", msg, want)
+		}
+		if code, body := e.get(t, "/apis/missing.example.com/v1/namespaces/default/things"); code != 503 || body != "service unavailable\n" {
+			t.Errorf("request: %d %q", code, body)
+		}
+		out, _, _ := testkit.RunKubectl(t, e.Kubeconfig, nil, "get", "apiservice", as.Name)
+		if !strings.Contains(out, "False (ServiceNotFound)") {
+			t.Errorf("kubectl get apiservice:\n%s", out)
+		}
+	})
+	t.Run("port not served", func(t *testing.T) {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "ported"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 443}}}}
+		if _, err := e.c.CoreV1().Services(ns).Create(ctx(t), svc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		as := &apiregv1.APIService{ObjectMeta: metav1.ObjectMeta{Name: "v1.ported.example.com"}, Spec: apiregv1.APIServiceSpec{
+			Group: "ported.example.com", Version: "v1", GroupPriorityMinimum: 1000, VersionPriority: 15, InsecureSkipTLSVerify: true,
+			Service: &apiregv1.ServiceReference{Namespace: ns, Name: "ported", Port: ptrInt32(8443)}}}
+		if _, err := aggs.Create(ctx(t), as, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		msg := e.waitCondition(t, as.Name, apiregv1.ConditionFalse, "ServicePortError")
+		if want := fmt.Sprintf("service/ported in %q is not listening on port 8443", ns); msg != want {
+			t.Errorf("message %q, want %q", msg, want)
+		}
+	})
+	t.Run("backend down", func(t *testing.T) {
+		port := testkit.FreePort(t)
+		name := e.registerFake(t, ns, "down.example.com", "v1", port, nil)
+		msg := e.waitCondition(t, name, apiregv1.ConditionFalse, "FailedDiscoveryCheck")
+		want := fmt.Sprintf(`failing or missing response from https://localhost:%d/apis/down.example.com/v1: Get "https://localhost:%d/apis/down.example.com/v1": dial tcp`, port, port)
+		if !strings.HasPrefix(msg, want) {
+			t.Errorf("message %q, want it to start %q", msg, want)
+		}
+	})
+	t.Run("wrong certificate", func(t *testing.T) {
+		port := fakeExtension(t, "untrusted.example.com", "v1", http.NotFound)
+		otherCA, _ := servingCert(t, "other")
+		name := e.registerFake(t, ns, "untrusted.example.com", "v1", port, func(as *apiregv1.APIService) {
+			as.Spec.InsecureSkipTLSVerify, as.Spec.CABundle = false, otherCA
+		})
+		msg := e.waitCondition(t, name, apiregv1.ConditionFalse, "FailedDiscoveryCheck")
+		if !strings.Contains(msg, "tls: failed to verify certificate") {
+			t.Errorf("message %q", msg)
+		}
+	})
+	t.Run("redirect, garbage and a refused upgrade", func(t *testing.T) {
+		port := fakeExtension(t, "odd.example.com", "v1", func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case strings.HasSuffix(r.URL.Path, "/redirect"):
+				http.Redirect(w, r, "https://169.254.169.254/", http.StatusFound)
+			case strings.HasSuffix(r.URL.Path, "/upgrade"):
+				http.Error(w, "no upgrades here", http.StatusForbidden)
+			default:
+				_, _ = io.WriteString(w, "\x00\x01 not json")
+			}
+		})
+		name := e.registerFake(t, ns, "odd.example.com", "v1", port, nil)
+		e.waitCondition(t, name, apiregv1.ConditionTrue, "Passed")
+		code, body := e.get(t, "/apis/odd.example.com/v1/namespaces/default/things/x/redirect")
+		if code != http.StatusBadGateway || body != "the backend attempted to redirect this request, which is not permitted" {
+			t.Errorf("redirect: %d %q", code, body)
+		}
+		if code, body := e.get(t, "/apis/odd.example.com/v1/namespaces/default/things/x"); code != 200 || body != "\x00\x01 not json" {
+			t.Errorf("garbage passes as it is: %d %q", code, body)
+		}
+		e.refusedUpgrade(t, "/apis/odd.example.com/v1/namespaces/default/things/x/upgrade")
+	})
+}
+
+// refusedUpgrade asks for an upgrade at path over HTTP/1.1 as the admin
+// and checks that the backend's refusal arrives and the connection ends.
+func (e *aggEnv) refusedUpgrade(t *testing.T, path string) {
+	t.Helper()
+	u, _ := url.Parse(e.URL)
+	cfg := &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}}
+	if len(e.Config.TLSClientConfig.CertData) > 0 {
+		pair, err := tls.X509KeyPair(e.Config.TLSClientConfig.CertData, e.Config.TLSClientConfig.KeyData)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	conn, err := tls.Dial("tcp", u.Host, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	auth := ""
+	if e.Config.BearerToken != "" {
+		auth = "Authorization: Bearer " + e.Config.BearerToken + "\r\n"
+	}
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\n%sConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n", path, u.Host, auth)
+	br := bufio.NewReader(conn)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusForbidden || string(body) != "no upgrades here\n" {
+		t.Fatalf("refused upgrade: %s %q", res.Status, body)
+	}
+	if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
+		t.Errorf("after a refused upgrade the connection is still open: %v", err)
+	}
+}
