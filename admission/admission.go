@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 )
 
 // Operation is the kind of write being admitted.
@@ -43,6 +44,12 @@ type Attributes struct {
 	// through them again, custom resources pruned by their schema.
 	Defaulter func(runtime.Object)
 	Pruner    func(runtime.Object) ([]string, error)
+	// Types, when set, are the structured-merge-diff types of the
+	// resource's kinds, which a policy's ApplyConfiguration merges by.
+	Types managedfields.TypeConverter
+	// Reinvocation is the state of a mutating chain that may run twice;
+	// Chain.Admit sets it.
+	Reinvocation *Reinvocation
 }
 
 // Mutator may change a write's object.
@@ -65,8 +72,23 @@ type Handles interface {
 // A plugin may be both. The zero Chain admits everything.
 type Chain []any
 
-// Admit runs the mutating plugins.
+// Admit runs the mutating plugins, and runs them all once more when a
+// webhook or policy asks for it (Reinvocation).
 func (c Chain) Admit(ctx context.Context, a *Attributes) error {
+	if a.Reinvocation == nil {
+		a.Reinvocation = &Reinvocation{}
+	}
+	if err := c.admitOnce(ctx, a); err != nil {
+		return err
+	}
+	if r := a.Reinvocation; r.wanted && !r.again {
+		r.again = true
+		return c.admitOnce(ctx, a)
+	}
+	return nil
+}
+
+func (c Chain) admitOnce(ctx context.Context, a *Attributes) error {
 	for _, p := range c {
 		m, ok := p.(Mutator)
 		if !ok || !handles(p, a.Operation) {

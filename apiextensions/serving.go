@@ -411,7 +411,7 @@ func (vs *versionServing) scope(storage registryStorage, gvk schema.GroupVersion
 	return &handlers.Scope{
 		Resource: gvk.GroupVersion().WithResource(vs.crd.Status.AcceptedNames.Plural), Subresource: sub, Kind: gvk,
 		Namespaced: namespaced, Storage: storage, Common: vs.installer.Common,
-		FieldManager: fm, PatchTypes: crPatchTypes,
+		FieldManager: fm, PatchTypes: crPatchTypes, Types: vs.types,
 	}, nil
 }
 

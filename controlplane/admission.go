@@ -117,6 +117,7 @@ func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("CertificateSubjectRestriction", constant(certificates.SubjectRestriction{}))
 	r.Register("MutatingAdmissionWebhook", c.webhookPlugin(d, true))
 	r.Register("ValidatingAdmissionWebhook", c.webhookPlugin(d, false))
+	r.Register("MutatingAdmissionPolicy", c.mutatingPolicyPlugin(d))
 	r.Register("ValidatingAdmissionPolicy", c.validatingPolicyPlugin(d))
 }
 

@@ -15,45 +15,66 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/capstan-io/capstan/admission/match"
 	"github.com/capstan-io/capstan/admission/plugins"
+	"github.com/capstan-io/capstan/admission/policy/generic"
+	"github.com/capstan-io/capstan/admission/policy/mutating"
 	"github.com/capstan-io/capstan/admission/policy/validating"
 	"github.com/capstan-io/capstan/server"
 )
 
-// validatingPolicyPlugin is the factory of ValidatingAdmissionPolicy: its
-// policies and bindings are listed and watched, and its params read,
-// through the loopback client once the server serves.
+// validatingPolicyPlugin is the factory of ValidatingAdmissionPolicy.
 func (c Config) validatingPolicyPlugin(d admissionDeps) plugins.Factory {
 	return func([]byte) (any, error) {
 		source := validating.NewSource()
-		params := &paramLookup{ready: make(chan struct{})}
-		namespaces := namespaceGetter(d.store("", "namespaces"))
-		getNamespace := func(ctx context.Context, name string) (*corev1.Namespace, error) { return namespaces(ctx, name) }
-		d.server.AddPostStartHook("start-validating-admission-policies", func(hc server.HookContext) error {
-			client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
-			if err != nil {
-				return err
-			}
-			dyn, err := dynamic.NewForConfig(hc.LoopbackClientConfig)
-			if err != nil {
-				return err
-			}
-			disc, err := discovery.NewDiscoveryClientForConfig(hc.LoopbackClientConfig)
-			if err != nil {
-				return err
-			}
-			params.dynamic = dyn
-			params.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
-			close(params.ready)
-			go func() {
-				if err := source.Run(hc, client); err != nil && hc.Err() == nil {
-					c.Logger.Error("validating admission policies", "err", err)
-				}
-			}()
-			return nil
-		})
-		return validating.New(source, getNamespace, params), nil
+		return c.policyPlugin(d, "validating", source.Run, func(ns match.NamespaceGetter, params generic.ParamLookup) any {
+			return validating.New(source, generic.Deps{Namespaces: ns, Params: params, Authz: c.Generic.Authorization})
+		}), nil
 	}
+}
+
+// mutatingPolicyPlugin is the factory of MutatingAdmissionPolicy.
+func (c Config) mutatingPolicyPlugin(d admissionDeps) plugins.Factory {
+	return func([]byte) (any, error) {
+		source := mutating.NewSource()
+		return c.policyPlugin(d, "mutating", source.Run, func(ns match.NamespaceGetter, params generic.ParamLookup) any {
+			return mutating.New(source, generic.Deps{Namespaces: ns, Params: params, Authz: c.Generic.Authorization})
+		}), nil
+	}
+}
+
+// policyPlugin builds an admission policy plugin: its policies and
+// bindings are listed and watched (run), and its params read, through the
+// loopback client once the server serves.
+func (c Config) policyPlugin(d admissionDeps, kind string, run func(context.Context, kubernetes.Interface) error,
+	build func(match.NamespaceGetter, generic.ParamLookup) any) any {
+	params := &paramLookup{ready: make(chan struct{})}
+	namespaces := namespaceGetter(d.store("", "namespaces"))
+	getNamespace := func(ctx context.Context, name string) (*corev1.Namespace, error) { return namespaces(ctx, name) }
+	d.server.AddPostStartHook("start-"+kind+"-admission-policies", func(hc server.HookContext) error {
+		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		dyn, err := dynamic.NewForConfig(hc.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		disc, err := discovery.NewDiscoveryClientForConfig(hc.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		params.dynamic = dyn
+		params.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
+		close(params.ready)
+		go func() {
+			if err := run(hc, client); err != nil && hc.Err() == nil {
+				c.Logger.Error("admission policies", "kind", kind, "err", err)
+			}
+		}()
+		return nil
+	})
+	return build(getNamespace, params)
 }
 
 // paramLookup reads params of any kind, built-in or custom, through the

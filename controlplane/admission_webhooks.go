@@ -31,9 +31,9 @@ func (c Config) webhookPlugin(d admissionDeps, mutating bool) plugins.Factory {
 		namespaces := namespaceGetter(d.store("", "namespaces"))
 		getNamespace := func(ctx context.Context, name string) (*corev1.Namespace, error) { return namespaces(ctx, name) }
 		kind := "validating"
-		var plugin any = webhook.NewValidating(source, getNamespace)
+		var plugin any = webhook.NewValidating(source, getNamespace, c.Generic.Authorization)
 		if mutating {
-			kind, plugin = "mutating", webhook.NewMutating(source, getNamespace)
+			kind, plugin = "mutating", webhook.NewMutating(source, getNamespace, c.Generic.Authorization)
 		}
 		d.server.AddPostStartHook("start-"+kind+"-admission-webhook-configurations", func(hc server.HookContext) error {
 			client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)

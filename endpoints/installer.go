@@ -116,7 +116,7 @@ func (c *Config) scope(gv schema.GroupVersion, r Resource) (*handlers.Scope, err
 		}
 	}
 	return &handlers.Scope{
-		FieldManager: fm, UpdateFieldManager: updateFM,
+		FieldManager: fm, UpdateFieldManager: updateFM, Types: c.TypeConverter,
 		Resource: gv.WithResource(resource), Subresource: sub, Kind: kind,
 		Namespaced: scoper.NamespaceScoped(), Storage: r.Storage, Common: c.Common,
 		Defaulter: r.Defaulter, Table: r.Table, SupportedFields: r.SupportedFields,

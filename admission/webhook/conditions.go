@@ -19,6 +19,9 @@ func (r *request) activation() (map[string]any, error) {
 		return r.vars, nil
 	}
 	vars := map[string]any{expr.ObjectVar: nil, expr.OldObjectVar: nil}
+	for k, v := range r.authz {
+		vars[k] = v
+	}
 	for name, data := range map[string][]byte{expr.ObjectVar: r.object, expr.OldObjectVar: r.oldObject} {
 		if data == nil {
 			continue

@@ -16,6 +16,7 @@ import (
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/admission/match"
 	"github.com/capstan-io/capstan/apis/admissionregistration"
+	"github.com/capstan-io/capstan/authz"
 )
 
 // Plugin names, kube's.
@@ -62,11 +63,12 @@ func matches(ctx context.Context, h *hook, a *admission.Attributes, req *request
 type Validating struct {
 	source     *Source
 	namespaces match.NamespaceGetter
+	authz      authz.Authorizer
 }
 
 // NewValidating returns the plugin over source.
-func NewValidating(source *Source, namespaces match.NamespaceGetter) *Validating {
-	return &Validating{source: source, namespaces: namespaces}
+func NewValidating(source *Source, namespaces match.NamespaceGetter, az authz.Authorizer) *Validating {
+	return &Validating{source: source, namespaces: namespaces, authz: az}
 }
 
 // Validate calls every webhook that selects the write, at once, and
@@ -79,7 +81,7 @@ func (v *Validating) Validate(ctx context.Context, a *admission.Attributes) erro
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
-	req, err := newRequest(ctx, a)
+	req, err := newRequest(ctx, a, v.authz)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}

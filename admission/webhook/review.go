@@ -17,7 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/admission/policy/expr"
 	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/authz"
 )
 
 // request is what every webhook of one admission sees, encoded once.
@@ -28,10 +30,12 @@ type request struct {
 	options   []byte
 	user      authenticationv1.UserInfo
 	vars      map[string]any // the CEL activation, made when first needed
+	authz     map[string]any // the authorizer variables of the activation
 }
 
-func newRequest(ctx context.Context, a *admission.Attributes) (*request, error) {
-	r := &request{attrs: a}
+func newRequest(ctx context.Context, a *admission.Attributes, az authz.Authorizer) (*request, error) {
+	u, _ := authn.UserFrom(ctx)
+	r := &request{attrs: a, authz: expr.AuthorizerValues(az, u, a)}
 	var err error
 	if r.object, err = encodeObject(a.Object, a.Kind); err != nil {
 		return nil, err
@@ -42,7 +46,7 @@ func newRequest(ctx context.Context, a *admission.Attributes) (*request, error) 
 	if r.options, err = encodeOptions(a); err != nil {
 		return nil, err
 	}
-	if u, ok := authn.UserFrom(ctx); ok {
+	if u != nil {
 		r.user = authenticationv1.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}
 		if len(u.Extra) > 0 {
 			r.user.Extra = make(map[string]authenticationv1.ExtraValue, len(u.Extra))

@@ -25,7 +25,7 @@ func (s *Scope) attributes(ctx context.Context, op admission.Operation, name str
 	return &admission.Attributes{
 		Operation: op, Kind: s.Kind, Resource: s.Resource, Subresource: s.Subresource,
 		Namespace: request.NamespaceFrom(ctx), Name: name, Object: obj, OldObject: old, DryRun: dryRun,
-		Defaulter: s.Defaulter, Pruner: s.Pruner,
+		Defaulter: s.Defaulter, Pruner: s.Pruner, Types: s.Types,
 	}
 }
 

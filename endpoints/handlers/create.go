@@ -4,11 +4,14 @@ import (
 	"context"
 	"net/http"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/request"
 )
 
 // Create serves POST to a collection, or to a subresource of a named
@@ -26,6 +29,10 @@ func (s *Scope) Create(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	ctx := r.Context()
+	if err := s.fillNamespace(ctx, obj); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	dryRun := len(opts.DryRun) > 0
 	obj = s.trackUpdate(nil, obj, managerName(opts.FieldManager, r))
 	if err := s.mutate(ctx, admission.Create, name, obj, nil, dryRun); err != nil {
@@ -38,6 +45,27 @@ func (s *Scope) Create(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	s.writeObject(w, r, http.StatusCreated, out)
+}
+
+// fillNamespace gives a namespaced object without a namespace the
+// request's before admission, as kube does, so that webhooks and policies
+// see it; a different one is refused.
+func (s *Scope) fillNamespace(ctx context.Context, obj runtime.Object) error {
+	if !s.Namespaced {
+		return nil
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil
+	}
+	switch ns := request.NamespaceFrom(ctx); m.GetNamespace() {
+	case ns:
+	case "":
+		m.SetNamespace(ns)
+	default:
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
 }
 
 type createFunc func(ctx context.Context, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error)

@@ -63,6 +63,9 @@ type Scope struct {
 	// non-apply writes in FieldManager's stead: one that need not look at
 	// the fields the endpoint resets.
 	UpdateFieldManager *managedfields.FieldManager
+	// Types are the structured-merge-diff types of the resource's kinds,
+	// for admission policies' ApplyConfiguration; nil when not typed.
+	Types managedfields.TypeConverter
 }
 
 // Common is what every scope of a server shares: its codecs, admission

@@ -13,42 +13,29 @@ import (
 	"slices"
 
 	arv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
 
 	"github.com/capstan-io/capstan/admission"
-	"github.com/capstan-io/capstan/admission/match"
-	"github.com/capstan-io/capstan/admission/policy/expr"
+	"github.com/capstan-io/capstan/admission/policy/generic"
 	"github.com/capstan-io/capstan/audit"
-	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/warning"
 )
 
 // PluginName is kube's name of the plugin.
 const PluginName = "ValidatingAdmissionPolicy"
 
-// ParamLookup reads param objects, as JSON values.
-type ParamLookup interface {
-	// Namespaced reports whether objects of gvk live in namespaces.
-	Namespaced(gvk schema.GroupVersionKind) (bool, error)
-	Get(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (map[string]any, error)
-	List(ctx context.Context, gvk schema.GroupVersionKind, namespace string, sel labels.Selector) ([]map[string]any, error)
-}
-
 // Plugin is the ValidatingAdmissionPolicy plugin.
 type Plugin struct {
-	source     *Source
-	namespaces match.NamespaceGetter
-	params     ParamLookup
+	source *Source
+	generic.Deps
 }
 
 // New returns the plugin over source.
-func New(source *Source, namespaces match.NamespaceGetter, params ParamLookup) *Plugin {
-	return &Plugin{source: source, namespaces: namespaces, params: params}
+func New(source *Source, deps generic.Deps) *Plugin {
+	return &Plugin{source: source, Deps: deps}
 }
 
 // Handles: every operation.
@@ -68,14 +55,15 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		// policies, so that a broken one cannot lock itself in.
 		return nil
 	}
-	bound, err := p.source.current(ctx, a)
+	bound, err := p.source.Current(ctx, a)
 	if err != nil || len(bound) == 0 {
 		return err
 	}
 	var base map[string]any
 	var denials, audits []denial
-	for _, bp := range bound {
-		ok, err := matchResources(ctx, bp.match, a, p.namespaces, true)
+	for _, b := range bound {
+		bp := b.Policy
+		ok, err := bp.match.Matches(ctx, a, p.Namespaces, true)
 		if err != nil || !ok {
 			if err != nil && !bp.failOpen {
 				denials = append(denials, denial{decision: decision{message: "failed to configure policy: " + err.Error()}, policy: bp.name})
@@ -89,12 +77,12 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 			continue
 		}
 		if base == nil {
-			if base, err = p.baseActivation(ctx, a); err != nil {
+			if base, err = generic.BaseActivation(ctx, a, p.Namespaces, p.Authz); err != nil {
 				return apierrors.NewInternalError(err)
 			}
 		}
-		for _, b := range bp.bindings {
-			d, au := p.runBinding(ctx, bp.policy, b, a, base)
+		for _, binding := range b.Bindings {
+			d, au := p.runBinding(ctx, bp, binding, a, base)
 			denials, audits = append(denials, d...), append(audits, au...)
 		}
 	}
@@ -114,20 +102,14 @@ func (p *Plugin) runBinding(ctx context.Context, pol *policy, b *arv1.Validating
 		}
 		return []denial{{decision: decision{message: "failed to configure binding: " + err.Error()}, policy: pol.name, binding: b.Name}}
 	}
-	if b.Spec.MatchResources != nil {
-		m, err := compileMatch(b.Spec.MatchResources)
-		if err != nil {
-			return configError(err), nil
-		}
-		ok, err := matchResources(ctx, m, a, p.namespaces, false)
-		if err != nil {
-			return configError(err), nil
-		}
-		if !ok {
-			return nil, nil
-		}
+	ok, err := generic.BindingMatches(ctx, b.Spec.MatchResources, a, p.Namespaces)
+	if err != nil {
+		return configError(err), nil
 	}
-	params, err := p.collectParams(ctx, pol, b.Spec.ParamRef, a.Namespace)
+	if !ok {
+		return nil, nil
+	}
+	params, err := generic.CollectParams(ctx, p.Params, pol.paramKind, b.Spec.ParamRef, a.Namespace)
 	if err != nil {
 		return configError(err), nil
 	}
@@ -155,8 +137,8 @@ func (p *Plugin) runBinding(ctx context.Context, pol *policy, b *arv1.Validating
 // runPolicy evaluates the policy on one param: match conditions, then
 // validations, then audit annotations.
 func (p *Plugin) runPolicy(ctx context.Context, pol *policy, base map[string]any, param any) []decision {
-	e := pol.newEvaluation(ctx, base, param)
-	ok, err := pol.matchConditions(e)
+	e := pol.NewEvaluation(ctx, base, pol.paramKind != nil, param, celconfig.RuntimeCELCostBudget)
+	ok, err := pol.MatchConditions(e)
 	if err != nil {
 		return []decision{{message: err.Error(), errored: true}}
 	}
@@ -172,35 +154,6 @@ func (p *Plugin) runPolicy(ctx context.Context, pol *policy, base map[string]any
 		audit.AddAnnotation(ctx, pol.name+"/"+k, v)
 	}
 	return decisions
-}
-
-// baseActivation is what every policy of the write sees.
-func (p *Plugin) baseActivation(ctx context.Context, a *admission.Attributes) (map[string]any, error) {
-	obj, err := expr.JSONValue(a.Object, a.Kind)
-	if err != nil {
-		return nil, err
-	}
-	old, err := expr.JSONValue(a.OldObject, a.Kind)
-	if err != nil {
-		return nil, err
-	}
-	opts, err := expr.JSONValue(a.Options, schema.GroupVersionKind{})
-	if err != nil {
-		return nil, err
-	}
-	user, _ := authn.UserFrom(ctx)
-	base := map[string]any{expr.ObjectVar: obj, expr.OldObjectVar: old, expr.RequestVar: expr.RequestValue(a, user, opts),
-		expr.NamespaceVar: nil}
-	if a.Namespace != "" && a.Kind.Kind != "Namespace" {
-		ns, err := p.namespaces(ctx, a.Namespace)
-		if err != nil {
-			return nil, err
-		}
-		if base[expr.NamespaceVar], err = expr.JSONValue(ns, corev1.SchemeGroupVersion.WithKind("Namespace")); err != nil {
-			return nil, err
-		}
-	}
-	return base, nil
 }
 
 // denialError is kube's refusal of a write by a policy.
