@@ -3,9 +3,11 @@ package aggregator
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -30,13 +32,15 @@ type availability struct {
 	resolver  serviceresolver.Resolver
 	routes    *routes
 	discovery *remoteDiscovery
+	openAPI   *remoteOpenAPI
 	queue     workqueue.TypedRateLimitingInterface[string]
 	logger    *slog.Logger
 }
 
 func newAvailability(client *rest.RESTClient, informer cache.SharedIndexInformer, resolver serviceresolver.Resolver,
-	routes *routes, discovery *remoteDiscovery, logger *slog.Logger) *availability {
-	a := &availability{client: client, informer: informer, resolver: resolver, routes: routes, discovery: discovery, logger: logger,
+	routes *routes, published published, logger *slog.Logger) *availability {
+	a := &availability{client: client, informer: informer, resolver: resolver, routes: routes,
+		discovery: published.discovery, openAPI: published.openAPI, logger: logger,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "apiservice-availability"})}
 	_, _ = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -64,6 +68,7 @@ func (a *availability) changed(svc *apiregv1.APIService) {
 	a.routes.set(svc)
 	if svc.Spec.Service != nil && !apiregistration.IsAvailable(svc) {
 		a.discovery.drop(svc)
+		a.openAPI.drop(svc)
 	}
 	a.queue.Add(svc.Name)
 }
@@ -71,6 +76,7 @@ func (a *availability) changed(svc *apiregv1.APIService) {
 func (a *availability) gone(svc *apiregv1.APIService) {
 	a.routes.remove(svc)
 	a.discovery.drop(svc)
+	a.openAPI.drop(svc)
 }
 
 // serviceChanged checks again the APIServices of a Service whose spec or
@@ -137,8 +143,12 @@ func (a *availability) sync(ctx context.Context, name string) (failed bool, err 
 		cond, doc = a.condition(ctx, svc)
 		if cond.Status == apiregv1.ConditionTrue {
 			a.discovery.set(svc, doc)
+			if err := a.publishOpenAPI(ctx, svc); err != nil {
+				a.logger.Info("an APIService's OpenAPI document", "apiservice", svc.Name, "err", err)
+			}
 		} else {
 			a.discovery.drop(svc)
+			a.openAPI.drop(svc)
 		}
 	}
 	failed = cond.Status != apiregv1.ConditionTrue
@@ -149,4 +159,28 @@ func (a *availability) sync(ctx context.Context, name string) (failed bool, err 
 	apiregistration.SetCondition(update, cond)
 	err = a.client.Put().Resource("apiservices").Name(name).SubResource("status").Body(update).Do(ctx).Error()
 	return failed, ignoreRace(err)
+}
+
+// published is where the groups and kinds of available remote APIServices
+// are listed.
+type published struct {
+	discovery *remoteDiscovery
+	openAPI   *remoteOpenAPI
+}
+
+// publishOpenAPI publishes svc's kinds from its server's OpenAPI v3
+// document.
+func (a *availability) publishOpenAPI(ctx context.Context, svc *apiregv1.APIService) error {
+	t := a.routes.get(schema.GroupVersion{Group: svc.Spec.Group, Version: svc.Spec.Version})
+	if t == nil || t.err != nil {
+		return nil
+	}
+	loc, err := a.resolver.Resolve(ctx, t.namespace, t.service, t.port)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	client := &http.Client{Transport: t.transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return a.openAPI.update(ctx, svc, client, "https://"+loc.Host)
 }

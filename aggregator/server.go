@@ -104,7 +104,9 @@ func (c Config) startProxy(s *server.Server) error {
 			return err
 		}
 		inf := informer(client, "apiservices", &apiregv1.APIService{})
-		a := newAvailability(client, inf, resolver, routes, newRemoteDiscovery(s), c.Logger.With("component", "apiservice-availability"))
+		a := newAvailability(client, inf, resolver, routes,
+			published{discovery: newRemoteDiscovery(s), openAPI: newRemoteOpenAPI(s.OpenAPICatalog())},
+			c.Logger.With("component", "apiservice-availability"))
 		onService := func(obj any) {
 			if m, err := cacheMeta(obj); err == nil {
 				a.serviceChanged(m.namespace, m.name)

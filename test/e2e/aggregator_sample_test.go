@@ -223,8 +223,19 @@ func TestAggregatorSampleAPIServer(t *testing.T) {
 	})
 	flunder := fmt.Sprintf("apiVersion: wardle.example.com/v1alpha1\nkind: Flunder\nmetadata:\n  name: one\n  namespace: %s\n", ns)
 	run(flunder, "create", "-f", "-")
+	var err error
 	if out := run("", "get", "flunders", "-n", ns, "-o", "name"); out != "flunder.wardle.example.com/one\n" {
 		t.Errorf("kubectl get flunders: %q", out)
+	}
+	// kubectl explain reads the kinds from capstan's OpenAPI v3, which has
+	// them from sample-apiserver's.
+	var explained string
+	eventually(t, 30*time.Second, "kubectl explain flunders.spec", func(context.Context) (bool, error) {
+		explained, _, err = testkit.RunKubectl(t, e.Kubeconfig, nil, "explain", "flunders.spec")
+		return err == nil, nil
+	})
+	if !strings.Contains(explained, "KIND:       Flunder") || !strings.Contains(explained, "referenceType\t<string>") {
+		t.Errorf("kubectl explain flunders.spec:\n%s", explained)
 	}
 	// A watch through capstan sees a create.
 	dyn := dynamic.NewForConfigOrDie(e.Config)
