@@ -7,10 +7,12 @@ import (
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	arv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 )
 
@@ -203,5 +205,49 @@ func TestMutatingAdmissionPolicyReinvocation(t *testing.T) {
 	})
 	if got.Annotations["labels"] != "2" {
 		t.Errorf("annotation labels=%q, want 2: the first policy was not run again after the second", got.Annotations["labels"])
+	}
+}
+
+// TestMutatingAdmissionPolicyWebhookReinvocation: a webhook that changes
+// the object after an IfNeeded policy runs makes the whole mutating chain
+// run again, the policy seeing the webhook's change.
+func TestMutatingAdmissionPolicyWebhookReinvocation(t *testing.T) {
+	e := start(t)
+	wh := newAdmissionWebhook(t)
+	ns := e.labeledNamespace(t, "reinvoke")
+	if _, err := e.c.CoreV1().Namespaces().Patch(ctx(t), ns, types.MergePatchType, []byte(`{"metadata":{"labels":{"map":"reinvoke"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	count := mapOf(unique("count-labels"), "reinvoke", "", "configmaps", "wr",
+		applyConfiguration(`Object{metadata: Object.metadata{annotations: {"labels": string(size(object.metadata.labels))}}}`))
+	count.Spec.ReinvocationPolicy = arv1.IfNeededReinvocationPolicy
+	e.bindMutating(t, count, nil)
+	url := wh.handle("/label", func(w http.ResponseWriter, _ *http.Request, review *admissionv1.AdmissionReview) {
+		patch := `[{"op":"add","path":"/metadata/labels/webhook","value":"yes"}]`
+		allow(w, review, &admissionv1.AdmissionResponse{Allowed: true, Patch: []byte(patch), PatchType: ptr.To(admissionv1.PatchTypeJSONPatch)})
+	})
+	h := validatingHook("label.example.com", url, wh.caBundle, "reinvoke")
+	mwc := &arv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: unique("mwc")}, Webhooks: []arv1.MutatingWebhook{{
+		Name: h.Name, ClientConfig: h.ClientConfig, Rules: h.Rules, NamespaceSelector: h.NamespaceSelector,
+		SideEffects: h.SideEffects, AdmissionReviewVersions: h.AdmissionReviewVersions,
+		MatchConditions: []arv1.MatchCondition{{Name: "prefix", Expression: `object.metadata.name.startsWith("wr")`}}}}}
+	if _, err := e.c.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx(t), mwc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := mutatedEventually(t, e, ns, "wr", map[string]string{"x": "1"}, func(cm *corev1.ConfigMap) bool {
+		return cm.Labels["webhook"] != "" && cm.Annotations["labels"] != ""
+	})
+	if got.Annotations["labels"] != "2" {
+		t.Errorf("annotation labels=%q, want 2: the policy was not run again after the webhook", got.Annotations["labels"])
+	}
+	// The webhook (reinvocationPolicy Never) was called once for it.
+	n := 0
+	for _, r := range wh.seen("/label") {
+		if r.Request.Name == got.Name {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("webhook called %d times for %s, want 1", n, got.Name)
 	}
 }
