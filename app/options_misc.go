@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/capstan-io/capstan/kubeletclient"
 )
 
 // MiscOptions are kube's "misc" section: pods, services, kubelets, the
@@ -40,6 +42,12 @@ type KubeletOptions struct {
 	Port, ReadOnlyPort                        uint
 	Timeout                                   time.Duration
 	ClientCertificate, ClientKey, Certificate string
+}
+
+// clientConfig is the kubelet client's configuration.
+func (o *KubeletOptions) clientConfig() kubeletclient.Config {
+	return kubeletclient.Config{Port: o.Port, PreferredAddressTypes: o.PreferredAddressTypes,
+		CertFile: o.ClientCertificate, KeyFile: o.ClientKey, CAFile: o.Certificate, Timeout: o.Timeout}
 }
 
 // ProxyClientOptions is the client certificate capstan presents when it

@@ -29,6 +29,7 @@ import (
 	"github.com/capstan-io/capstan/controlplane/controllers/garbagecollector"
 	"github.com/capstan-io/capstan/controlplane/controllers/namespace"
 	"github.com/capstan-io/capstan/internal/parallel"
+	"github.com/capstan-io/capstan/kubeletclient"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/server"
 
@@ -57,6 +58,8 @@ type Config struct {
 	LazyResources garbagecollector.LazyResources
 	// Workloads is what pod specs and workloads may ask for.
 	Workloads WorkloadPolicy
+	// Kubelet reaches the kubelets of the node-facing subresources.
+	Kubelet *kubeletclient.Client
 	// Admission selects and configures the admission plugins.
 	Admission AdmissionConfig
 	// stores builds the built-in groups on Storage. Made by New.
@@ -90,7 +93,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	core, err := c.stores.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.Workloads.Pods)
+	core, err := c.stores.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.Workloads.Pods, c.Kubelet)
 	if err != nil {
 		return nil, err
 	}

@@ -160,6 +160,9 @@ func (f defaulterFunc) Default(obj runtime.Object) {
 
 // verbs lists the verbs a storage serves, discovered from its capabilities.
 func verbs(s rest.Storage) []string {
+	if c, ok := s.(rest.Connecter); ok {
+		return connectVerbs(c)
+	}
 	var out []string
 	add := func(ok bool, vs ...string) {
 		if ok {
@@ -216,4 +219,18 @@ func apiResource(gv schema.GroupVersion, r Resource) metav1.APIResource {
 func StorageVersionHash(gvk schema.GroupVersionKind) string {
 	sum := sha256.Sum256([]byte(gvk.Group + "/" + gvk.Version + "/" + gvk.Kind))
 	return base64.StdEncoding.EncodeToString(sum[:8])
+}
+
+// connectVerbs are the verbs of a Connecter's methods, as kube lists
+// them: HEAD and OPTIONS have none.
+func connectVerbs(c rest.Connecter) []string {
+	byMethod := map[string]string{"DELETE": "delete", "GET": "get", "PATCH": "patch", "POST": "create", "PUT": "update"}
+	var out []string
+	for _, m := range c.ConnectMethods() {
+		if v, ok := byMethod[m]; ok {
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

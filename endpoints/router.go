@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/endpoints/handlers"
+	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/warning"
 )
@@ -80,6 +81,10 @@ func scopeMatches(s *handlers.Scope, info *request.Info) bool {
 
 // dispatch calls the handler of the request's verb; false if there is none.
 func dispatch(s *handlers.Scope, w http.ResponseWriter, r *http.Request, info *request.Info) bool {
+	if _, ok := s.Storage.(rest.Connecter); ok && info.Name != "" && info.Subresource != "" {
+		s.Connect(w, r, info.Name)
+		return true
+	}
 	switch {
 	case info.Name == "" && (info.Verb == "list" || info.Verb == "watch"):
 		s.List(w, r, info.Verb == "watch")

@@ -30,8 +30,9 @@ type layer struct {
 // nothing imports cmd/. ARCHITECTURE.md shows this table
 // (TestArchitectureShowsLayers).
 var layers = []layer{
-	{name: "base", packages: []string{"request", "warning", "pki", "proxy/...", "flowcontrol/fairqueuing",
-		"internal/parallel", "internal/workloop", "internal/startgc/...", "internal/fieldtest", "internal/kmstest", "internal/oidctest"}},
+	{name: "base", packages: []string{"request", "warning", "pki", "proxy/...", "kubeletclient", "flowcontrol/fairqueuing",
+		"internal/parallel", "internal/workloop", "internal/startgc/...", "internal/fieldtest", "internal/kmstest", "internal/oidctest",
+		"internal/kubelettest"}},
 	{name: "storage", packages: []string{"storage/..."}, mayImport: []string{"base"}},
 	{name: "registry", packages: []string{"registry/..."}, mayImport: []string{"base", "storage"}},
 	{name: "access", packages: []string{"authn/...", "authz/...", "audit/...", "admission", "flowcontrol",

@@ -5,6 +5,7 @@ package rest
 
 import (
 	"context"
+	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -155,4 +156,19 @@ type TableConvertor interface {
 // pods/binding and pods/eviction: POST to .../pods/<name>/binding.
 type NamedCreater interface {
 	Create(ctx context.Context, name string, obj runtime.Object, validate ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error)
+}
+
+// Connecter serves a subresource by handing the request itself to a
+// handler of its own: the node-facing subresources (pods/log, exec,
+// attach, portforward, and the proxies), which stream to a kubelet or a
+// backend rather than read or write objects.
+type Connecter interface {
+	// NewConnectOptions returns an empty options struct the query is
+	// decoded into; when subpath is true, the path after the subresource
+	// is set as the query parameter subpathKey first (proxies).
+	NewConnectOptions() (opts runtime.Object, subpath bool, subpathKey string)
+	// ConnectMethods are the HTTP methods served.
+	ConnectMethods() []string
+	// Connect returns the handler of the request for the object name.
+	Connect(ctx context.Context, name string, opts runtime.Object) (http.Handler, error)
 }

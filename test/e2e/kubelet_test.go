@@ -1,0 +1,143 @@
+package e2e
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	"github.com/capstan-io/capstan/internal/kubelettest"
+	"github.com/capstan-io/capstan/internal/testkit"
+)
+
+// kubeletEnv is a server whose node "node-1" is a test kubelet, and a
+// namespace with the pod "web" (one container, "c") on that node.
+type kubeletEnv struct {
+	*env
+	k  *kubelettest.Kubelet
+	ns string
+}
+
+func startKubelet(t *testing.T, flags ...string) *kubeletEnv {
+	t.Helper()
+	k := kubelettest.Start(t)
+	flags = append([]string{"--kubelet-client-certificate", k.ClientCertFile, "--kubelet-client-key", k.ClientKeyFile,
+		"--kubelet-certificate-authority", k.CAFile}, flags...)
+	e := start(t, flags...)
+	ke := &kubeletEnv{env: e, k: k, ns: e.namespace(t)}
+	ke.node(t, k.Node("node-1"))
+	ke.pod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{NodeName: "node-1",
+		Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}})
+	return ke
+}
+
+// node creates a node with its status.
+func (ke *kubeletEnv) node(t *testing.T, n *corev1.Node) {
+	t.Helper()
+	created, err := ke.c.CoreV1().Nodes().Create(ctx(t), n, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created.Status = n.Status
+	if _, err := ke.c.CoreV1().Nodes().UpdateStatus(ctx(t), created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (ke *kubeletEnv) pod(t *testing.T, p *corev1.Pod) {
+	t.Helper()
+	if _, err := ke.c.CoreV1().Pods(ke.ns).Create(ctx(t), p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (ke *kubeletEnv) kubectl(t *testing.T, stdin io.Reader, args ...string) (string, string, error) {
+	t.Helper()
+	return testkit.RunKubectl(t, ke.Kubeconfig, stdin, append([]string{"-n", ke.ns}, args...)...)
+}
+
+// TestKubeletLogs: kubectl logs reads a container's log from its kubelet,
+// with the options passed on; -f follows it as the kubelet writes more.
+func TestKubeletLogs(t *testing.T) {
+	ke := startKubelet(t)
+	ke.k.AppendLog(ke.ns, "web", "c", "one\ntwo\nthree\n")
+	out, stderr, err := ke.kubectl(t, nil, "logs", "web")
+	if err != nil || out != "one\ntwo\nthree\n" {
+		t.Fatalf("kubectl logs: %q, %v\n%s", out, err, stderr)
+	}
+	out, stderr, err = ke.kubectl(t, nil, "logs", "web", "-c", "c", "--tail=1", "--timestamps", "--limit-bytes=100", "--since=1h")
+	if err != nil || out != "three\n" {
+		t.Fatalf("kubectl logs --tail=1: %q, %v\n%s", out, err, stderr)
+	}
+	want := "GET /containerLogs/" + ke.ns + "/web/c?limitBytes=100&sinceSeconds=3600&tailLines=1&timestamps=true"
+	if reqs := ke.k.Requests(); !strings.Contains(strings.Join(reqs, "\n"), want) {
+		t.Errorf("kubelet requests %q, want %q", reqs, want)
+	}
+
+	stream, err := ke.c.CoreV1().Pods(ke.ns).GetLogs("web", &corev1.PodLogOptions{Follow: true}).Stream(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	r := bufio.NewReader(stream)
+	for _, line := range []string{"one\n", "two\n", "three\n"} {
+		if got, err := r.ReadString('\n'); got != line || err != nil {
+			t.Fatalf("followed %q, %v; want %q", got, err, line)
+		}
+	}
+	ke.k.AppendLog(ke.ns, "web", "c", "four\n")
+	if got, err := r.ReadString('\n'); got != "four\n" || err != nil {
+		t.Fatalf("followed %q, %v after an append", got, err)
+	}
+}
+
+// TestKubeletLogsRefused: kube's errors for a missing or unnamed
+// container, bad options, a missing pod or node, and an unscheduled pod's
+// empty log.
+func TestKubeletLogsRefused(t *testing.T) {
+	ke := startKubelet(t)
+	ke.pod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "two"}, Spec: corev1.PodSpec{NodeName: "node-1",
+		InitContainers: []corev1.Container{{Name: "i", Image: "busybox"}},
+		Containers:     []corev1.Container{{Name: "a", Image: "busybox"}, {Name: "b", Image: "busybox"}}}})
+	ke.pod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pending"}, Spec: corev1.PodSpec{
+		Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}})
+	ke.pod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "lost"}, Spec: corev1.PodSpec{NodeName: "node-404",
+		Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}})
+	// Result.Error decodes the Status of a refused log request (Raw and
+	// DoRaw do not).
+	json := ke.clientWith(t, func(cfg *rest.Config) {
+		cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
+	})
+	pods := json.CoreV1().Pods(ke.ns)
+	logs := func(name string, opts *corev1.PodLogOptions) ([]byte, error) {
+		res := pods.GetLogs(name, opts).Do(ctx(t))
+		if err := res.Error(); err != nil {
+			return nil, err
+		}
+		return res.Raw()
+	}
+	_, err := logs("web", &corev1.PodLogOptions{Container: "nope"})
+	wantStatus(t, err, 400, metav1.StatusReasonBadRequest, "container nope is not valid for pod web")
+	_, err = logs("two", &corev1.PodLogOptions{})
+	wantStatus(t, err, 400, metav1.StatusReasonBadRequest, "a container name must be specified for pod two, choose one of: [i a b]")
+	_, err = logs("web", &corev1.PodLogOptions{TailLines: ptr.To[int64](-1)})
+	s := wantStatus(t, err, 422, metav1.StatusReasonInvalid, "PodLogOptions \"web\" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0")
+	wantCause(t, s, metav1.CauseTypeFieldValueInvalid, "tailLines")
+	_, err = logs("web", &corev1.PodLogOptions{SinceSeconds: ptr.To[int64](1), SinceTime: ptr.To(metav1.Now())})
+	wantStatus(t, err, 422, metav1.StatusReasonInvalid, "")
+	_, err = logs("missing", &corev1.PodLogOptions{})
+	wantStatus(t, err, 404, metav1.StatusReasonNotFound, `pods "missing" not found`)
+	_, err = logs("lost", &corev1.PodLogOptions{})
+	wantStatus(t, err, 404, metav1.StatusReasonNotFound, `nodes "node-404" not found`)
+	if out, err := logs("pending", &corev1.PodLogOptions{}); err != nil || len(out) != 0 {
+		t.Errorf("unscheduled pod's log: %q, %v", out, err)
+	}
+	// The kubelet knows no log of this container: its 404 becomes kube's.
+	_, err = logs("two", &corev1.PodLogOptions{Container: "b"})
+	wantStatus(t, err, 404, metav1.StatusReasonNotFound, "")
+}
