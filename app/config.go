@@ -11,6 +11,7 @@ import (
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/controlplane"
 	"github.com/capstan-io/capstan/endpoints"
+	"github.com/capstan-io/capstan/kubeletclient"
 )
 
 // Config is what Options resolve to, as data: every file the flags name
@@ -26,6 +27,8 @@ type Config struct {
 	EventTTL time.Duration
 	// Workloads is --allow-privileged and the workload feature gates.
 	Workloads controlplane.WorkloadPolicy
+	// Kubelet reaches kubelets (the --kubelet-* flags).
+	Kubelet *kubeletclient.Client
 	// DisabledControllers are the in-process loops --controllers turns off.
 	DisabledControllers controlplane.DisabledControllers
 	// Admission is the admission flags' plugins and configuration.
@@ -52,6 +55,9 @@ func NewConfig(o *Options, logger *slog.Logger) (*Config, error) {
 	var err error
 	// First, so that a bad --authentication-config fails the start at once.
 	if c.jwt, err = o.Authentication.JWT.load(); err != nil {
+		return nil, err
+	}
+	if c.Kubelet, err = kubeletclient.New(o.Misc.Kubelet.clientConfig()); err != nil {
 		return nil, err
 	}
 	if c.Admission, err = o.Admission.config(); err != nil {
