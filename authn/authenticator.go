@@ -23,4 +23,7 @@ type Response struct {
 	// Audiences the credential is valid for; empty means the API server's
 	// own audiences (kube's "audience agnostic" credentials).
 	Audiences []string
+	// AuditAnnotations are added to the request's audit event (a stale
+	// service account token's, say).
+	AuditAnnotations map[string]string
 }

@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
+
 )
 
 // Service account user and group names, and the Extra keys of tokens bound
@@ -69,6 +70,10 @@ type KubernetesClaims struct {
 	Pod            *ObjectRef `json:"pod,omitempty"`
 	Secret         *ObjectRef `json:"secret,omitempty"`
 	Node           *ObjectRef `json:"node,omitempty"`
+	// WarnAfter is when a token whose validity was extended (see
+	// --service-account-extend-token-expiration) would have expired: past
+	// it, its use is recorded as stale.
+	WarnAfter *jwt.NumericDate `json:"warnafter,omitempty"`
 }
 
 // ObjectRef is an object of a token's claims.
@@ -251,11 +256,17 @@ func NewServiceAccountToken(o ServiceAccountTokenOptions) (TokenAuthenticator, e
 		if !ok || err != nil {
 			return nil, false, err
 		}
-		u, err := validateServiceAccountClaims(ctx, o.Getter, now(), public, private)
+		t := now()
+		u, err := validateServiceAccountClaims(ctx, o.Getter, t, public, private)
 		if err != nil {
 			return nil, false, err
 		}
-		return &Response{User: u, Audiences: auds}, true, nil
+		resp := &Response{User: u, Audiences: auds}
+		if w := private.Kubernetes.WarnAfter; w != nil && *w != 0 && t.After(w.Time()) {
+			resp.AuditAnnotations = map[string]string{"authentication.k8s.io/stale-token": fmt.Sprintf(
+				"subject: %s, seconds after warning threshold: %d", public.Subject, t.Unix()-w.Time().Unix())}
+		}
+		return resp, true, nil
 	}), nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +109,51 @@ func TestServiceAccountToken(t *testing.T) {
 	delete(g.sas, "ns/sa")
 	if _, ok, err := auth.AuthenticateToken(ctx, mint(ec, "https://iss", TokenBinding{}, time.Hour, "https://iss")); ok || !apierrors.IsNotFound(err) {
 		t.Errorf("deleted service account: %v %v", ok, err)
+	}
+}
+
+// TestStaleTokenAnnotated: a token used past its warnafter claim (an
+// extended one) is accepted and annotated for the audit log, as kube
+// records the uses clients should have refreshed.
+func TestStaleTokenAnnotated(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "sa", UID: "sa-uid"}}
+	g := fakeGetter{sas: map[string]*corev1.ServiceAccount{"ns/sa": sa}}
+	issued := time.Now().Add(-2 * time.Hour)
+	later := issued.Add(3607*time.Second + 93*time.Second)
+	auth, err := NewServiceAccountToken(ServiceAccountTokenOptions{Issuers: []string{"https://iss"}, Keys: []crypto.PublicKey{key.Public()},
+		ImplicitAudiences: []string{"https://iss"}, Getter: g, Now: func() time.Time { return later }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := NewTokenSigner("https://iss", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		warnAfter *jwt.NumericDate
+		want      string
+	}{
+		{"past warnafter", jwt.NewNumericDate(issued.Add(3607 * time.Second)), "subject: system:serviceaccount:ns:sa, seconds after warning threshold: 93"},
+		{"before warnafter", jwt.NewNumericDate(later.Add(time.Minute)), ""},
+		{"no warnafter", nil, ""},
+	} {
+		pub, priv := ServiceAccountClaimsFor(sa, TokenBinding{}, issued, 365*24*time.Hour, []string{"https://iss"})
+		priv.Kubernetes.WarnAfter = tc.warnAfter
+		tok, err := signer.Sign(pub, priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, ok, err := auth.AuthenticateToken(context.Background(), tok)
+		if !ok || err != nil {
+			t.Fatalf("%s: %v %v", tc.name, ok, err)
+		}
+		if got := resp.AuditAnnotations["authentication.k8s.io/stale-token"]; got != tc.want {
+			t.Errorf("%s: stale-token annotation %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -43,6 +43,10 @@ type AuthenticationConfig struct {
 	CertDir                      string
 	// ServiceAccountMaxExpiration caps the tokens' validity (0: no cap).
 	ServiceAccountMaxExpiration time.Duration
+	// ServiceAccountExtendExpiration is --service-account-extend-token-expiration:
+	// a pod's token asked for with the kubelet's default lifetime is valid
+	// for a year, and its use past that lifetime is audited as stale.
+	ServiceAccountExtendExpiration bool
 	// ServiceAccountJWKSURI is the jwks_uri of the discovery document;
 	// https://<ExternalAddress>/openid/v1/jwks when empty.
 	ServiceAccountJWKSURI string
@@ -74,8 +78,9 @@ type Authentication struct {
 	// APIAudiences are the server's own audiences (--api-audiences).
 	APIAudiences []string
 
-	signer        *authn.TokenSigner // nil without service account tokens
-	maxExpiration time.Duration
+	signer           *authn.TokenSigner // nil without service account tokens
+	maxExpiration    time.Duration
+	extendExpiration bool
 	getter        *saGetter
 	// secrets labels the secrets of legacy tokens once the server runs.
 	secrets atomic.Pointer[kubernetes.Clientset]
@@ -86,7 +91,8 @@ type Authentication struct {
 
 // NewAuthentication builds the token authenticators of cfg.
 func NewAuthentication(cfg AuthenticationConfig) (*Authentication, error) {
-	a := &Authentication{APIAudiences: slices.Clone(cfg.APIAudiences), maxExpiration: cfg.ServiceAccountMaxExpiration, getter: &saGetter{}, trust: cfg.Trust}
+	a := &Authentication{APIAudiences: slices.Clone(cfg.APIAudiences), maxExpiration: cfg.ServiceAccountMaxExpiration,
+		extendExpiration: cfg.ServiceAccountExtendExpiration, getter: &saGetter{}, trust: cfg.Trust}
 	if len(a.APIAudiences) == 0 {
 		a.APIAudiences = slices.Clone(cfg.ServiceAccountIssuers)
 	}

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-jose/go-jose/v4/jwt"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,6 +35,7 @@ import (
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // Service account token defaults and limits, as kube's.
@@ -192,7 +194,7 @@ func (c Config) installServiceAccountTokens(s *server.Server, core *builtGroup) 
 	a.secrets.Store(secrets)
 	tokens := &TokenREST{
 		serviceAccounts: core.stores["serviceaccounts"], pods: core.stores["pods"], secrets: core.stores["secrets"], nodes: core.stores["nodes"],
-		signer: a.signer, audiences: a.APIAudiences, maxExpiration: a.maxExpiration,
+		signer: a.signer, audiences: a.APIAudiences, maxExpiration: a.maxExpiration, extendExpiration: a.extendExpiration,
 	}
 	v := &core.group.Versions[0]
 	v.Resources = append(v.Resources, endpoints.Resource{Name: "serviceaccounts/token", Kind: "TokenRequest",
@@ -267,6 +269,7 @@ type TokenREST struct {
 	signer                                *authn.TokenSigner
 	audiences                             []string
 	maxExpiration                         time.Duration
+	extendExpiration                      bool
 }
 
 var _ rest.NamedCreater = (*TokenREST)(nil)
@@ -327,17 +330,46 @@ func (r *TokenREST) Create(ctx context.Context, name string, obj runtime.Object,
 	if err != nil {
 		return nil, err
 	}
-	if r.maxExpiration > 0 && time.Duration(*req.Spec.ExpirationSeconds)*time.Second > r.maxExpiration {
-		req.Spec.ExpirationSeconds = ptrInt64(int64(r.maxExpiration / time.Second))
+	if max := int64(r.maxExpiration / time.Second); max > 0 && *req.Spec.ExpirationSeconds > max {
+		warning.Add(ctx, fmt.Sprintf("requested expiration of %d seconds shortened to %d seconds", *req.Spec.ExpirationSeconds, max))
+		req.Spec.ExpirationSeconds = ptrInt64(max)
 	}
 	exp := time.Duration(*req.Spec.ExpirationSeconds) * time.Second
-	public, private := authn.ServiceAccountClaimsFor(sa, binding, now, exp, req.Spec.Audiences)
+	valid := r.extended(binding, req.Spec, exp)
+	public, private := authn.ServiceAccountClaimsFor(sa, binding, now, valid, req.Spec.Audiences)
+	if valid != exp {
+		private.Kubernetes.WarnAfter = jwt.NewNumericDate(now.Add(exp))
+	}
 	token, err := r.signer.Sign(public, private)
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("failed to generate token: %w", err))
 	}
 	req.Status = authenticationv1.TokenRequestStatus{Token: token, ExpirationTimestamp: metav1.NewTime(now.Add(exp))}
 	return req, nil
+}
+
+// kubeletTokenSeconds is the lifetime the kubelet asks for a pod's
+// projected token; extendedTokenSeconds is how long such a token is valid
+// under --service-account-extend-token-expiration, so that clients that
+// do not reread their token keep working while the stale uses are audited.
+const (
+	kubeletTokenSeconds  = 60*60 + 7
+	extendedTokenSeconds = 365 * 24 * 60 * 60
+)
+
+// extended is the validity of a token asked for with spec for exp: a
+// year for a pod's token with the kubelet's lifetime and only the
+// server's audiences, when the extension is on; exp otherwise.
+func (r *TokenREST) extended(b authn.TokenBinding, spec authenticationv1.TokenRequestSpec, exp time.Duration) time.Duration {
+	if !r.extendExpiration || b.Pod == nil || *spec.ExpirationSeconds != kubeletTokenSeconds {
+		return exp
+	}
+	for _, aud := range spec.Audiences {
+		if !slices.Contains(r.audiences, aud) {
+			return exp
+		}
+	}
+	return extendedTokenSeconds * time.Second
 }
 
 // bind finds the object a token is to be bound to: it must exist (with the

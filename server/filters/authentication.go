@@ -6,6 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
 )
 
@@ -26,6 +27,9 @@ func WithAuthentication(auth authn.Authenticator, proxyHeaders authn.RequestHead
 				w = auditFailedAuthentication(w, r)
 				writeStatus(w, http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized")
 				return
+			}
+			for k, v := range resp.AuditAnnotations {
+				audit.AddAnnotation(r.Context(), k, v)
 			}
 			r.Header.Del("Authorization")
 			authn.StandardRequestHeaders.Clear(r.Header)
