@@ -2,12 +2,13 @@ package resourcequota
 
 import (
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/capstan-io/capstan/admission"
 )
 
 // evaluator is what quota knows of one resource: the usage of an object,
@@ -23,6 +24,9 @@ type evaluator interface {
 	// constraints refuses an object missing what a quota on required
 	// needs to charge it (a pod's container without limits, say).
 	constraints(required []corev1.ResourceName, obj runtime.Object) error
+	// handles reports whether the write may change what is charged: kube
+	// charges creates of everything, and the updates that can change usage.
+	handles(a *admission.Attributes) bool
 }
 
 // countName is kube's object count name of a resource: count/<resource> for
@@ -82,8 +86,18 @@ func (generic) matchesScope(corev1.ScopedResourceSelectorRequirement, runtime.Ob
 
 func (generic) constraints([]corev1.ResourceName, runtime.Object) error { return nil }
 
+// handles creates: an update does not change a count.
+func (generic) handles(a *admission.Attributes) bool {
+	return a.Subresource == "" && a.Operation == admission.Create
+}
+
 // services count load balancers and node ports too.
 type services struct{ generic }
+
+// handles creates and updates: a service's type and ports change.
+func (services) handles(a *admission.Attributes) bool {
+	return a.Subresource == "" && (a.Operation == admission.Create || a.Operation == admission.Update)
+}
 
 func (s services) tracks(n corev1.ResourceName) bool {
 	return s.generic.tracks(n) || n == corev1.ResourceServicesLoadBalancers || n == corev1.ResourceServicesNodePorts
@@ -108,43 +122,6 @@ func (s services) usage(obj runtime.Object) (corev1.ResourceList, error) {
 	out[corev1.ResourceServicesNodePorts] = *resourceQuantity(ports)
 	if _, ok := out[corev1.ResourceServicesLoadBalancers]; !ok {
 		out[corev1.ResourceServicesLoadBalancers] = *resourceQuantity(0)
-	}
-	return out, nil
-}
-
-// claims charge storage, per storage class too.
-type claims struct{ generic }
-
-const storageClassSuffix = ".storageclass.storage.k8s.io/"
-
-func (c claims) tracks(n corev1.ResourceName) bool {
-	if c.generic.tracks(n) || n == corev1.ResourceRequestsStorage {
-		return true
-	}
-	_, rest, ok := strings.Cut(string(n), storageClassSuffix)
-	return ok && (rest == string(corev1.ResourceRequestsStorage) || rest == string(corev1.ResourcePersistentVolumeClaims))
-}
-
-func (c claims) usage(obj runtime.Object) (corev1.ResourceList, error) {
-	pvc, ok := obj.(*corev1.PersistentVolumeClaim)
-	if !ok {
-		return nil, fmt.Errorf("unexpected object %T", obj)
-	}
-	out, _ := c.generic.usage(obj)
-	class := ""
-	if pvc.Spec.StorageClassName != nil {
-		class = *pvc.Spec.StorageClassName
-	} else if a, ok := pvc.Annotations[corev1.BetaStorageClassAnnotation]; ok {
-		class = a
-	}
-	if class != "" {
-		out[corev1.ResourceName(class+storageClassSuffix+string(corev1.ResourcePersistentVolumeClaims))] = one
-	}
-	if req, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
-		out[corev1.ResourceRequestsStorage] = req
-		if class != "" {
-			out[corev1.ResourceName(class+storageClassSuffix+string(corev1.ResourceRequestsStorage))] = req
-		}
 	}
 	return out, nil
 }

@@ -2,17 +2,21 @@
 // that would take a namespace's usage past a ResourceQuota's hard limits is
 // refused, and an admitted one is charged to the quota's status.used
 // before it is stored, inside an optimistic update of the quota, so that
-// concurrent creates cannot together exceed it. Usage is kube's: object
-// counts (count/<resource>.<group> and the legacy names), pods' compute
-// resources, services' load balancers and node ports, claims' storage (per
-// storage class too); scopes and scope selectors of pods.
+// concurrent writes cannot together exceed it; an update is charged what
+// it adds to the old object's usage. Usage is kube's: object counts
+// (count/<resource>.<group> and the legacy names), pods' compute resources,
+// services' load balancers and node ports, claims' storage (per storage
+// class too); scopes and scope selectors of pods, and claims'
+// VolumeAttributesClass scope.
 package resourcequota
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-io/capstan/admission"
@@ -46,51 +50,29 @@ var (
 	_ admission.Handles   = (*Plugin)(nil)
 )
 
-// Handles creates: usage that updates add (a claim growing, a pod resized)
-// is left to the quota controller's recount.
-func (*Plugin) Handles(op admission.Operation) bool { return op == admission.Create }
+// Handles creates and updates: an update is charged what it adds (a
+// claim growing, a service turning LoadBalancer, a pod resized).
+func (*Plugin) Handles(op admission.Operation) bool {
+	return op == admission.Create || op == admission.Update
+}
 
 // Validate checks the namespace's quotas and charges them.
 func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
-	if a.Namespace == "" || a.Subresource != "" || a.Object == nil {
+	ev := evaluatorFor(a.Resource.GroupResource())
+	if a.Namespace == "" || a.Object == nil || !ev.handles(a) {
 		return nil
 	}
 	quotas, err := p.list(ctx, a.Namespace)
 	if err != nil {
 		return admission.NewForbidden(a, fmt.Errorf("error looking up quotas: %w", err))
 	}
-	ev := evaluatorFor(a.Resource.GroupResource())
 	limited := p.limitedNames(a, ev)
 	if len(quotas) == 0 && len(limited) == 0 {
 		return nil
 	}
-	usage, err := ev.usage(a.Object)
+	charged, covered, err := interesting(a, ev, quotas)
 	if err != nil {
 		return err
-	}
-	if len(removeZeros(usage)) == 0 {
-		return nil
-	}
-	var charged []corev1.ResourceQuota
-	covered := map[corev1.ResourceName]bool{}
-	for _, q := range quotas {
-		restricted, err := matching(ev, &q, a.Object)
-		if err != nil || restricted == nil {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		if err := ev.constraints(restricted, a.Object); err != nil {
-			return admission.NewForbidden(a, fmt.Errorf("failed quota: %s: %w", q.Name, err))
-		}
-		for _, n := range restricted {
-			if _, ok := q.Status.Used[n]; !ok {
-				return admission.NewForbidden(a, fmt.Errorf("status unknown for quota: %s, resources: %s", q.Name, prettyPrintNames(restricted)))
-			}
-			covered[n] = true
-		}
-		charged = append(charged, q)
 	}
 	var uncovered []corev1.ResourceName
 	for _, n := range limited {
@@ -101,12 +83,89 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if len(uncovered) > 0 {
 		return admission.NewForbidden(a, fmt.Errorf("insufficient quota to consume: %s", prettyPrintNames(uncovered)))
 	}
-	for _, q := range charged {
-		if err := p.chargeOne(ctx, a, q, removeZeros(usage)); err != nil {
+	deltas, err := deltasOf(a, ev, charged)
+	if err != nil {
+		return err
+	}
+	for i, q := range charged {
+		if len(deltas[i]) == 0 {
+			continue
+		}
+		if err := p.chargeOne(ctx, a, q, deltas[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// interesting are the quotas that charge the object, and the names they
+// cover; an object a quota cannot charge (a container without the limits
+// it needs) or a quota whose usage is not yet known refuses the write.
+func interesting(a *admission.Attributes, ev evaluator, quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, map[corev1.ResourceName]bool, error) {
+	var charged []corev1.ResourceQuota
+	covered := map[corev1.ResourceName]bool{}
+	for _, q := range quotas {
+		restricted, err := matching(ev, &q, a.Object)
+		if err != nil {
+			return nil, nil, err
+		}
+		if restricted == nil {
+			continue
+		}
+		if err := ev.constraints(restricted, a.Object); err != nil {
+			return nil, nil, admission.NewForbidden(a, fmt.Errorf("failed quota: %s: %w", q.Name, err))
+		}
+		for _, n := range restricted {
+			if _, ok := q.Status.Used[n]; !ok {
+				return nil, nil, admission.NewForbidden(a, fmt.Errorf("status unknown for quota: %s, resources: %s", q.Name, prettyPrintNames(restricted)))
+			}
+			covered[n] = true
+		}
+		charged = append(charged, q)
+	}
+	return charged, covered, nil
+}
+
+// deltasOf is what each quota is charged, kube's way: a create all its
+// usage; an update what it adds to the old object's, where the quota
+// charged the old object too, and all its usage where it did not.
+func deltasOf(a *admission.Attributes, ev evaluator, quotas []corev1.ResourceQuota) ([]corev1.ResourceList, error) {
+	usage, err := ev.usage(a.Object)
+	if err != nil {
+		return nil, err
+	}
+	if neg := negative(usage); len(neg) > 0 {
+		return nil, admission.NewForbidden(a, fmt.Errorf("quota usage is negative for resource(s): %s", prettyPrintNames(neg)))
+	}
+	out := make([]corev1.ResourceList, len(quotas))
+	for i := range out {
+		out[i] = usage
+	}
+	if a.Operation == admission.Update {
+		if a.OldObject == nil {
+			return nil, admission.NewForbidden(a, errors.New("unable to get previous usage since prior version of object was not found"))
+		}
+		if m, err := meta.Accessor(a.OldObject); err == nil && m.GetResourceVersion() != "" {
+			prev, err := ev.usage(a.OldObject)
+			if err != nil {
+				return nil, err
+			}
+			delta := subtractNonNegative(usage, prev)
+			for i := range quotas {
+				charged, err := matching(ev, &quotas[i], a.OldObject)
+				if err != nil {
+					return nil, err
+				}
+				if charged != nil {
+					out[i] = delta
+				}
+			}
+		}
+	}
+	for i := range out {
+		out[i] = removeZeros(out[i])
+	}
+	return out, nil
 }
 
 // chargeOne adds usage to the quota, or refuses it with kube's message.

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/capstan-io/capstan/admission"
 )
 
 // pods charge their count and their compute resources.
@@ -28,6 +30,27 @@ func (p pods) tracks(n corev1.ResourceName) bool {
 	// requests.<extended resource>, requests.hugepages-*
 	rest, ok := strings.CutPrefix(string(n), corev1.DefaultResourceRequestsPrefix)
 	return ok && (strings.Contains(rest, "/") || strings.HasPrefix(rest, corev1.ResourceHugePagesPrefix))
+}
+
+// handles creates, resizes, and the updates that move a pod between the
+// Terminating and NotTerminating scopes.
+func (pods) handles(a *admission.Attributes) bool {
+	switch a.Subresource {
+	case "":
+		if a.Operation == admission.Update {
+			pod, ok1 := a.Object.(*corev1.Pod)
+			old, ok2 := a.OldObject.(*corev1.Pod)
+			return ok1 && ok2 && terminating(pod) != terminating(old)
+		}
+		return a.Operation == admission.Create
+	case "resize":
+		return a.Operation == admission.Update
+	}
+	return false
+}
+
+func terminating(pod *corev1.Pod) bool {
+	return pod.Spec.ActiveDeadlineSeconds != nil && *pod.Spec.ActiveDeadlineSeconds >= 0
 }
 
 func (p pods) usage(obj runtime.Object) (corev1.ResourceList, error) {
@@ -116,12 +139,11 @@ func (pods) matchesScope(sel corev1.ScopedResourceSelectorRequirement, obj runti
 	if !ok {
 		return false, fmt.Errorf("unexpected object %T", obj)
 	}
-	terminating := pod.Spec.ActiveDeadlineSeconds != nil && *pod.Spec.ActiveDeadlineSeconds >= 0
 	switch sel.ScopeName {
 	case corev1.ResourceQuotaScopeTerminating:
-		return terminating, nil
+		return terminating(pod), nil
 	case corev1.ResourceQuotaScopeNotTerminating:
-		return !terminating, nil
+		return !terminating(pod), nil
 	case corev1.ResourceQuotaScopeBestEffort:
 		return bestEffort(pod), nil
 	case corev1.ResourceQuotaScopeNotBestEffort:
@@ -157,6 +179,20 @@ func bestEffort(pod *corev1.Pod) bool {
 }
 
 func priorityClassMatches(pod *corev1.Pod, sel corev1.ScopedResourceSelectorRequirement) (bool, error) {
+	s, err := scopeSelector(sel)
+	if err != nil {
+		return false, err
+	}
+	set := labels.Set{}
+	if pod.Spec.PriorityClassName != "" {
+		set[string(corev1.ResourceQuotaScopePriorityClass)] = pod.Spec.PriorityClassName
+	}
+	return s.Matches(set), nil
+}
+
+// scopeSelector is a scope selector requirement as a label selector over
+// the scope's name, as kube matches scopes with values.
+func scopeSelector(sel corev1.ScopedResourceSelectorRequirement) (labels.Selector, error) {
 	var op selection.Operator
 	switch sel.Operator {
 	case corev1.ScopeSelectorOpIn:
@@ -168,17 +204,13 @@ func priorityClassMatches(pod *corev1.Pod, sel corev1.ScopedResourceSelectorRequ
 	case corev1.ScopeSelectorOpDoesNotExist:
 		op = selection.DoesNotExist
 	default:
-		return false, fmt.Errorf("failed to parse and convert selector: %q is not a valid scope selector operator", sel.Operator)
+		return nil, fmt.Errorf("failed to parse and convert selector: %q is not a valid scope selector operator", sel.Operator)
 	}
 	req, err := labels.NewRequirement(string(sel.ScopeName), op, sel.Values)
 	if err != nil {
-		return false, fmt.Errorf("failed to parse and convert selector: %w", err)
+		return nil, fmt.Errorf("failed to parse and convert selector: %w", err)
 	}
-	set := labels.Set{}
-	if pod.Spec.PriorityClassName != "" {
-		set[string(corev1.ResourceQuotaScopePriorityClass)] = pod.Spec.PriorityClassName
-	}
-	return labels.NewSelector().Add(*req).Matches(set), nil
+	return labels.NewSelector().Add(*req), nil
 }
 
 func crossNamespaceAffinity(pod *corev1.Pod) bool {

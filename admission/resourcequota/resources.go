@@ -56,6 +56,33 @@ func lessOrEqual(a, b corev1.ResourceList) (bool, []corev1.ResourceName) {
 	return len(exceeded) == 0, exceeded
 }
 
+// subtractNonNegative is a - b for the names of a, none below zero.
+func subtractNonNegative(a, b corev1.ResourceList) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for n, q := range a {
+		q = q.DeepCopy()
+		if o, ok := b[n]; ok {
+			q.Sub(o)
+		}
+		if q.Sign() < 0 {
+			q = resource.Quantity{Format: q.Format}
+		}
+		out[n] = q
+	}
+	return out
+}
+
+// negative are the names of list below zero.
+func negative(list corev1.ResourceList) []corev1.ResourceName {
+	var out []corev1.ResourceName
+	for n, q := range list {
+		if q.Sign() < 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 func removeZeros(list corev1.ResourceList) corev1.ResourceList {
 	out := corev1.ResourceList{}
 	for n, q := range list {

@@ -21,6 +21,8 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/capstan-io/capstan/internal/workloop"
 )
 
 // Name is kube-controller-manager's name of the controller.
@@ -73,23 +75,24 @@ func (c *Controller) enqueue(obj any) {
 	}
 }
 
-// Run recounts quotas with workers goroutines until ctx is done.
+// Run recounts quotas with workers goroutines until ctx is done, and
+// every quota each resync period.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	c.cfg.Logger.Info("starting")
 	defer c.cfg.Logger.Info("stopped")
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	defer c.queue.ShutDown()
-	wg.Go(func() { c.informer.RunWithContext(ctx) })
-	if !cache.WaitForCacheSync(ctx.Done(), c.informer.HasSynced) {
-		return
-	}
-	for range workers {
-		wg.Go(func() {
-			for c.processNext(ctx) {
-			}
-		})
-	}
+	wg.Go(func() { c.resync(ctx) })
+	workloop.Run(ctx, c.queue, workers, workloop.Worker(c.queue, c.sync, func(key string, err error) {
+		c.cfg.Logger.Debug("recount failed", "quota", key, "err", err)
+		// A resource may have come or gone since discovery was read.
+		c.mapper.Reset()
+	}), c.informer)
+}
+
+// resync enqueues every quota each period: the recount is what returns
+// the usage of objects deleted since.
+func (c *Controller) resync(ctx context.Context) {
 	ticker := time.NewTicker(c.cfg.Resync)
 	defer ticker.Stop()
 	for {
@@ -102,25 +105,6 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 			}
 		}
 	}
-}
-
-func (c *Controller) processNext(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	err := c.sync(ctx, key)
-	switch {
-	case err == nil:
-		c.queue.Forget(key)
-	case ctx.Err() != nil:
-	default:
-		c.cfg.Logger.Debug("recount failed", "quota", key, "err", err)
-		c.mapper.Reset()
-		c.queue.AddRateLimited(key)
-	}
-	return true
 }
 
 func (c *Controller) sync(ctx context.Context, key string) error {
