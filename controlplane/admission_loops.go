@@ -6,11 +6,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/restmapper"
 
+	"github.com/capstan-io/capstan/admission/policy/validating"
 	"github.com/capstan-io/capstan/admission/serviceaccount"
 	"github.com/capstan-io/capstan/controlplane/controllers/perns"
 	"github.com/capstan-io/capstan/controlplane/controllers/storageprotection"
+	"github.com/capstan-io/capstan/controlplane/controllers/vapstatus"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server"
@@ -39,6 +44,13 @@ func (c Config) admissionLoops() []admissionLoop {
 		})},
 		{PVProtectionController, c.runLoop(func(client kubernetes.Interface) (runner, error) {
 			return storageprotection.NewVolumes(client, c.Logger)
+		})},
+		{VAPStatusController, c.runLoop(func(client kubernetes.Interface) (runner, error) {
+			// Schemas and kinds from the server's own discovery and
+			// OpenAPI, custom resources included, as kube's loop reads them.
+			mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(client.Discovery()))
+			checker := &validating.TypeChecker{Schemas: &resolver.ClientDiscoveryResolver{Discovery: client.Discovery()}, Mapper: mapper}
+			return vapstatus.New(client, checker, c.Logger)
 		})},
 	}
 }

@@ -12,6 +12,7 @@ const (
 	ResourceQuotaController          = "resourcequota-controller"
 	PVCProtectionController          = "persistentvolumeclaim-protection-controller"
 	PVProtectionController           = "persistentvolume-protection-controller"
+	VAPStatusController              = "validatingadmissionpolicy-status-controller"
 )
 
 // InProcessControllers are the loops above, each with the aliases
@@ -25,6 +26,7 @@ var InProcessControllers = map[string][]string{
 	ResourceQuotaController:          {"resourcequota"},
 	PVCProtectionController:          {"pvc-protection"},
 	PVProtectionController:           {"pv-protection"},
+	VAPStatusController:              {},
 }
 
 // DisabledControllers names the in-process loops not to run (by their

@@ -26,6 +26,7 @@ type Result struct {
 type Compiler struct {
 	variables *apiservercel.DeclType // nil without variables
 	envs      map[Decls]*environment.EnvSet
+	typed     *Typed // nil: object, oldObject and params are dyn
 }
 
 // variablesTypeName is kube's name of the type of variables.
@@ -41,6 +42,27 @@ func NewCompiler(withVariables bool) *Compiler {
 	return c
 }
 
+// NewTypedCompiler returns a compiler with variables whose object,
+// oldObject and params have the types of typed, for type checking.
+func NewTypedCompiler(typed *Typed) *Compiler {
+	c := NewCompiler(true)
+	c.typed = typed
+	return c
+}
+
+// Check type-checks expression, of any type, in the environment of
+// stored expressions: the issues found, kube's type checking's error.
+func (c *Compiler) Check(expression string, d Decls) *apiservercel.Error {
+	env, err := c.env(d, true)
+	if err != nil {
+		return &apiservercel.Error{Type: apiservercel.ErrorTypeInternal, Detail: "fail to build env: " + err.Error()}
+	}
+	if _, issues := env.Compile(expression); issues != nil {
+		return &apiservercel.Error{Type: apiservercel.ErrorTypeInvalid, Detail: issues.String()}
+	}
+	return nil
+}
+
 func (c *Compiler) env(d Decls, stored bool) (*cel.Env, error) {
 	var set *environment.EnvSet
 	var err error
@@ -50,7 +72,7 @@ func (c *Compiler) env(d Decls, stored bool) (*cel.Env, error) {
 		// The variables type is shared by the environments and grows as
 		// variables are added: the type provider reads its fields when
 		// an expression is checked.
-		set, err = extend(capcel.BaseEnvSet(), d, c.variables)
+		set, err = extend(capcel.BaseEnvSet(), d, c.variables, c.typed)
 		c.envs[d] = set
 	}
 	if err != nil {

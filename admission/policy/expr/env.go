@@ -54,7 +54,7 @@ func baseEnv(d Decls) (*environment.EnvSet, error) {
 			for _, authz := range []bool{false, true} {
 				for _, patch := range []bool{false, true} {
 					d := Decls{Params: params, Authorizer: authz, PatchTypes: patch}
-					env, err := extend(capcel.BaseEnvSet(), d, nil)
+					env, err := extend(capcel.BaseEnvSet(), d, nil, nil)
 					if err != nil {
 						envsErr = err
 						return
@@ -67,19 +67,40 @@ func baseEnv(d Decls) (*environment.EnvSet, error) {
 	return envs[d], envsErr
 }
 
+// Typed are the types of object (and oldObject) and params when known,
+// for type checking; nil types are dyn.
+type Typed struct {
+	Object, Params *apiservercel.DeclType
+}
+
+func (t *Typed) celTypes() (object, params *cel.Type, decls []*apiservercel.DeclType) {
+	object, params = cel.DynType, cel.DynType
+	if t == nil {
+		return object, params, nil
+	}
+	if t.Object != nil {
+		object, decls = t.Object.CelType(), append(decls, t.Object)
+	}
+	if t.Params != nil {
+		params, decls = t.Params.CelType(), append(decls, t.Params)
+	}
+	return object, params, decls
+}
+
 // extend declares the variables d asks for on base, and variables when
-// not nil.
-func extend(base *environment.EnvSet, d Decls, variables *apiservercel.DeclType) (*environment.EnvSet, error) {
+// not nil; typed, when not nil, types object, oldObject and params.
+func extend(base *environment.EnvSet, d Decls, variables *apiservercel.DeclType, typed *Typed) (*environment.EnvSet, error) {
 	requestType, namespaceType := requestDeclType(), namespaceDeclType()
+	objectType, paramsType, typedDecls := typed.celTypes()
 	opts := []cel.EnvOption{
-		cel.Variable(ObjectVar, cel.DynType),
-		cel.Variable(OldObjectVar, cel.DynType),
+		cel.Variable(ObjectVar, objectType),
+		cel.Variable(OldObjectVar, objectType),
 		cel.Variable(NamespaceVar, namespaceType.CelType()),
 		cel.Variable(RequestVar, requestType.CelType()),
 	}
-	types := []*apiservercel.DeclType{requestType, namespaceType}
+	types := append([]*apiservercel.DeclType{requestType, namespaceType}, typedDecls...)
 	if d.Params {
-		opts = append(opts, cel.Variable(ParamsVar, cel.DynType))
+		opts = append(opts, cel.Variable(ParamsVar, paramsType))
 	}
 	if d.Authorizer {
 		opts = append(opts, cel.Variable(AuthorizerVar, library.AuthorizerType),
