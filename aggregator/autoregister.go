@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
+	"github.com/capstan-io/capstan/internal/parallel"
 	"github.com/capstan-io/capstan/internal/workloop"
 	"github.com/capstan-io/capstan/server"
 )
@@ -115,7 +116,7 @@ func (a *autoregister) enqueueCRD(obj any) {
 
 // run syncs until ctx is done.
 func (a *autoregister) run(ctx context.Context) {
-	workloop.Run(ctx, a.queue, 2, a.processNext, a.services, a.crds)
+	workloop.Run(ctx, a.queue, 5, a.processNext, a.services, a.crds)
 }
 
 func (a *autoregister) processNext(ctx context.Context) bool {
@@ -231,7 +232,11 @@ func (c Config) startAutoregistration(s *server.Server, builtIn []schema.GroupVe
 		if err != nil {
 			return err
 		}
+		created := a.createAtStart(hc)
 		go a.run(hc)
+		if created {
+			return nil
+		}
 		select {
 		case <-a.startDone:
 			return nil
@@ -239,4 +244,23 @@ func (c Config) startAutoregistration(s *server.Server, builtIn []schema.GroupVe
 			return fmt.Errorf("autoregistration: %w", hc.Err())
 		}
 	})
+}
+
+// createAtStart creates the built-in APIServices at once, all together,
+// without waiting for the controller's informers: readiness waits for them
+// to exist (they are Available from their creation), and the informers'
+// first sync would add to every start. It reports whether each exists now;
+// the controller then brings those that existed before to their spec.
+func (a *autoregister) createAtStart(ctx context.Context) bool {
+	work := make([]func() error, 0, len(a.onStart))
+	for _, svc := range a.onStart {
+		work = append(work, func() error {
+			err := a.client.Post().Resource("apiservices").Body(svc).Do(ctx).Error()
+			if apierrors.IsAlreadyExists(err) {
+				return nil
+			}
+			return err
+		})
+	}
+	return parallel.Do(0, work...) == nil
 }
