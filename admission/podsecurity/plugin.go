@@ -22,6 +22,7 @@ import (
 	"k8s.io/pod-security-admission/policy"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/warning"
 )
@@ -83,10 +84,9 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		if !ok {
 			return apierrors.NewBadRequest("failed to decode pod")
 		}
-		if old, ok := a.OldObject.(*corev1.Pod); a.Operation == admission.Update && ok && !significantUpdate(pod, old) {
-			return nil
-		}
-		return p.evaluate(ctx, a, &pod.ObjectMeta, &pod.Spec, true)
+		old, ok := a.OldObject.(*corev1.Pod)
+		unchanged := a.Operation == admission.Update && ok && !significantUpdate(pod, old)
+		return p.evaluate(ctx, a, &pod.ObjectMeta, &pod.Spec, podMode{enforce: true, unchanged: unchanged})
 	}
 	if a.Subresource != "" {
 		return nil
@@ -95,7 +95,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if spec == nil {
 		return nil
 	}
-	return p.evaluate(ctx, a, meta, spec, false)
+	return p.evaluate(ctx, a, meta, spec, podMode{})
 }
 
 // podTemplate is the pod template of a workload, nil for other objects.
@@ -125,28 +125,61 @@ func podTemplate(obj runtime.Object) (*metav1.ObjectMeta, *corev1.PodSpec) {
 	return &t.ObjectMeta, &t.Spec
 }
 
+// podMode is how evaluate treats a pod spec: a pod's is enforced, a
+// template's only warned of; an update that changes nothing the policy
+// reads is not checked (after the exemptions, which kube reports for it).
+type podMode struct {
+	enforce, unchanged bool
+}
+
 // evaluate checks a pod spec against the namespace's levels: enforce
-// refuses (pods only), warn adds a Warning.
-func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, meta *metav1.ObjectMeta, spec *corev1.PodSpec, enforce bool) error {
-	if slices.Contains(p.exemptions.Namespaces, a.Namespace) || p.exemptUser(ctx) {
+// refuses (pods only), audit adds an audit annotation, warn a Warning;
+// exemptions, the policy enforced and a namespace's invalid labels are
+// told in audit annotations, kube's pod-security.kubernetes.io/* ones.
+func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, meta *metav1.ObjectMeta, spec *corev1.PodSpec, mode podMode) error {
+	enforce := mode.enforce
+	if slices.Contains(p.exemptions.Namespaces, a.Namespace) {
+		annotate(ctx, api.ExemptionReasonAnnotationKey, "namespace")
+		return nil
+	}
+	if p.exemptUser(ctx) {
+		annotate(ctx, api.ExemptionReasonAnnotationKey, "user")
 		return nil
 	}
 	ns, err := p.namespace(ctx, a.Namespace)
 	if err != nil {
 		if !enforce {
+			annotate(ctx, "error", fmt.Sprintf("failed to lookup namespace %q: %v", a.Namespace, err))
 			return nil
 		}
 		return apierrors.NewInternalError(fmt.Errorf("failed to lookup namespace %q", a.Namespace))
 	}
 	nsPolicy, errs := api.PolicyToEvaluate(ns.Labels, p.defaults)
-	if len(errs) == 0 && nsPolicy.FullyPrivileged() {
+	switch {
+	case len(errs) > 0:
+	case enforce && nsPolicy.FullyPrivileged():
+		annotate(ctx, api.EnforcedPolicyAnnotationKey, api.LevelVersion{Level: api.LevelPrivileged, Version: api.LatestVersion()}.String())
+		return nil
+	case !enforce && nsPolicy.Warn.Level == api.LevelPrivileged && nsPolicy.Audit.Level == api.LevelPrivileged:
+		return nil
+	}
+	if mode.unchanged {
 		return nil
 	}
 	if spec.RuntimeClassName != nil && slices.Contains(p.exemptions.RuntimeClasses, *spec.RuntimeClassName) {
+		annotate(ctx, api.ExemptionReasonAnnotationKey, "runtimeClass")
 		return nil
 	}
+	if len(errs) > 0 {
+		annotate(ctx, "error", fmt.Sprintf("Failed to parse policy: %v", errs.ToAggregate()))
+	}
+	return p.check(ctx, a, nsPolicy, meta, spec, enforce)
+}
+
+// check evaluates the policy's levels, each level and version once.
+func (p *Plugin) check(ctx context.Context, a *admission.Attributes, nsPolicy api.Policy, meta *metav1.ObjectMeta, spec *corev1.PodSpec, enforce bool) error {
 	results := map[api.LevelVersion]policy.AggregateCheckResult{}
-	check := func(lv api.LevelVersion) policy.AggregateCheckResult {
+	result := func(lv api.LevelVersion) policy.AggregateCheckResult {
 		r, ok := results[lv]
 		if !ok {
 			r = policy.AggregateCheckResults(p.evaluator.EvaluatePod(lv, meta, spec))
@@ -154,16 +187,30 @@ func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, meta *me
 		}
 		return r
 	}
+	var refused error
 	if enforce {
-		if r := check(nsPolicy.Enforce); !r.Allowed {
-			return apierrors.NewForbidden(a.Resource.GroupResource(), a.Name,
+		annotate(ctx, api.EnforcedPolicyAnnotationKey, nsPolicy.Enforce.String())
+		if r := result(nsPolicy.Enforce); !r.Allowed {
+			refused = apierrors.NewForbidden(a.Resource.GroupResource(), a.Name,
 				fmt.Errorf("violates PodSecurity %q: %s", nsPolicy.Enforce.String(), r.ForbiddenDetail()))
 		}
 	}
-	if r := check(nsPolicy.Warn); !r.Allowed {
+	if r := result(nsPolicy.Audit); !r.Allowed {
+		annotate(ctx, api.AuditViolationsAnnotationKey, fmt.Sprintf("would violate PodSecurity %q: %s", nsPolicy.Audit.String(), r.ForbiddenDetail()))
+	}
+	if refused != nil {
+		return refused
+	}
+	if r := result(nsPolicy.Warn); !r.Allowed {
 		warning.Add(ctx, fmt.Sprintf("would violate PodSecurity %q: %s", nsPolicy.Warn.String(), r.ForbiddenDetail()))
 	}
 	return nil
+}
+
+// annotate adds kube's PodSecurity audit annotation key to the request's
+// audit event.
+func annotate(ctx context.Context, key, value string) {
+	audit.AddAnnotation(ctx, api.AuditAnnotationPrefix+key, value)
 }
 
 func (p *Plugin) exemptUser(ctx context.Context) bool {
