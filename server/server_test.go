@@ -168,3 +168,34 @@ func TestDebugSocketServesPprof(t *testing.T) {
 		t.Fatal("pprof is served on the API port too")
 	}
 }
+
+// TestLivezGracePeriod: within --livez-grace-period a post-start hook that
+// has not finished does not fail /livez (it still fails /readyz); without
+// a grace period it does.
+func TestLivezGracePeriod(t *testing.T) {
+	for _, tc := range []struct {
+		grace     time.Duration
+		wantLivez int
+	}{
+		{time.Hour, http.StatusOK},
+		{0, http.StatusInternalServerError},
+	} {
+		release := make(chan struct{})
+		s, _, _ := startServer(t, 0, map[string]server.HookFunc{
+			"slow": func(hc server.HookContext) error {
+				select {
+				case <-release:
+				case <-hc.Done():
+				}
+				return nil
+			},
+		}, func(c *server.Config) { c.Health.LivezGracePeriod = tc.grace })
+		if code, body := get(t, s, "/readyz?verbose"); code != http.StatusInternalServerError || !strings.Contains(body, "[-]poststarthook/slow failed") {
+			t.Errorf("grace %v: /readyz = %d\n%s", tc.grace, code, body)
+		}
+		if code, body := get(t, s, "/livez?verbose"); code != tc.wantLivez {
+			t.Errorf("grace %v: /livez = %d, want %d\n%s", tc.grace, code, tc.wantLivez, body)
+		}
+		close(release)
+	}
+}
