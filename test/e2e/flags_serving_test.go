@@ -151,4 +151,3 @@ func TestShutdownSendRetryAfter(t *testing.T) {
 	}
 	<-stopped
 }
-
