@@ -10,5 +10,8 @@ import (
 func kubeletSubresources(k *core.Kubelets) []endpoints.Resource {
 	return []endpoints.Resource{
 		{Name: "pods/log", Kind: "Pod", Storage: core.NewLogREST(k), NoFieldManager: true},
+		{Name: "pods/exec", Kind: "PodExecOptions", Storage: core.NewExecREST(k), NoFieldManager: true},
+		{Name: "pods/attach", Kind: "PodAttachOptions", Storage: core.NewAttachREST(k), NoFieldManager: true},
+		{Name: "pods/portforward", Kind: "PodPortForwardOptions", Storage: core.NewPortForwardREST(k), NoFieldManager: true},
 	}
 }

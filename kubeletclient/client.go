@@ -110,6 +110,8 @@ type Connection struct {
 	Hostname string
 	// Transport and UpgradeTransport carry ordinary and upgrade requests.
 	Transport, UpgradeTransport http.RoundTripper
+	// Features are the features the node declares (status.declaredFeatures).
+	Features []string
 }
 
 // URL is the kubelet's https URL of path and query.
@@ -136,7 +138,8 @@ func (c *Client) Connect(ctx context.Context, nodes NodeGetter, nodeName string,
 	if insecureSkipVerify {
 		t = c.insecure
 	}
-	return &Connection{Host: net.JoinHostPort(host, strconv.Itoa(port)), Hostname: host, Transport: t.ordinary, UpgradeTransport: t.upgrade}, nil
+	return &Connection{Host: net.JoinHostPort(host, strconv.Itoa(port)), Hostname: host, Transport: t.ordinary, UpgradeTransport: t.upgrade,
+		Features: node.Status.DeclaredFeatures}, nil
 }
 
 // PreferredAddress is the node's first address of the first type in
