@@ -61,10 +61,10 @@ func catalogServer(t *testing.T) *rest.Config {
 			t.Fatal(err)
 		}
 	} else {
-		// Without the resourcequota loop, as kube-apiserver alone: it
-		// would write a new quota's status between the test's create and
-		// its read.
-		cfg = rest.CopyConfig(testkit.StartServer(t, "--controllers=*,-resourcequota").Config)
+		// Without the resourcequota and validatingadmissionpolicy-status
+		// loops, as kube-apiserver alone: they would write a new quota's or
+		// policy's status between the test's create and its read.
+		cfg = rest.CopyConfig(testkit.StartServer(t, "--controllers=*,-resourcequota,-validatingadmissionpolicy-status-controller").Config)
 	}
 	cfg.QPS, cfg.Burst = -1, 0 // no client-side throttling: the tests make many requests
 	c, err := kubernetes.NewForConfig(cfg)
