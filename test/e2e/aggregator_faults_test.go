@@ -196,3 +196,21 @@ func (e *aggEnv) refusedUpgrade(t *testing.T, path string) {
 		t.Errorf("after a refused upgrade the connection is still open: %v", err)
 	}
 }
+
+// TestAggregatorRedirectsPassed: with --aggregator-reject-forwarding-redirect=false
+// a backend's redirect reaches the client as it is, not followed by capstan.
+func TestAggregatorRedirectsPassed(t *testing.T) {
+	e := startAggregator(t, "--aggregator-reject-forwarding-redirect=false")
+	ns := e.namespace(t)
+	port := fakeExtension(t, "moved.example.com", "v1", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://elsewhere.example.com/", http.StatusFound)
+	})
+	name := e.registerFake(t, ns, "moved.example.com", "v1", port, nil)
+	e.waitCondition(t, name, apiregv1.ConditionTrue, "Passed")
+	hc := e.httpClient(t)
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	r := doWith(t, hc, http.MethodGet, e.URL+"/apis/moved.example.com/v1/namespaces/default/things/x", nil)
+	if r.code != http.StatusFound || r.header.Get("Location") != "https://elsewhere.example.com/" {
+		t.Errorf("redirect: %d %q", r.code, r.header.Get("Location"))
+	}
+}
