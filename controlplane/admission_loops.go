@@ -14,6 +14,7 @@ import (
 	"github.com/capstan-io/capstan/admission/policy/validating"
 	"github.com/capstan-io/capstan/admission/serviceaccount"
 	"github.com/capstan-io/capstan/controlplane/controllers/perns"
+	"github.com/capstan-io/capstan/controlplane/controllers/satoken"
 	"github.com/capstan-io/capstan/controlplane/controllers/storageprotection"
 	"github.com/capstan-io/capstan/controlplane/controllers/vapstatus"
 	"github.com/capstan-io/capstan/registry"
@@ -42,6 +43,7 @@ func (c Config) admissionLoops() []admissionLoop {
 		{PVCProtectionController, c.runLoop(func(client kubernetes.Interface) (runner, error) {
 			return storageprotection.NewClaims(client, c.Logger)
 		})},
+		{ServiceAccountTokenController, c.runLoop(c.tokenController)},
 		{PVProtectionController, c.runLoop(func(client kubernetes.Interface) (runner, error) {
 			return storageprotection.NewVolumes(client, c.Logger)
 		})},
@@ -102,3 +104,19 @@ func serviceAccountGetter(store *registry.Store) serviceaccount.Getter {
 		return obj.(*corev1.ServiceAccount), nil
 	}
 }
+
+// tokenController is the serviceaccount-token loop, signing with the
+// service account key; without one (no --service-account-issuer) there
+// are no tokens to fill and the loop does not start.
+func (c Config) tokenController(client kubernetes.Interface) (runner, error) {
+	if c.Authentication == nil || c.Authentication.legacySigner == nil {
+		c.Logger.Info("not starting the serviceaccount-token controller: no service account signing key")
+		return idle{}, nil
+	}
+	return satoken.New(satoken.Config{Client: client, Signer: c.Authentication.legacySigner, RootCA: c.RootCA, Logger: c.Logger})
+}
+
+// idle is a loop with nothing to do.
+type idle struct{}
+
+func (idle) Run(context.Context, int) {}

@@ -79,9 +79,10 @@ type Authentication struct {
 	APIAudiences []string
 
 	signer           *authn.TokenSigner // nil without service account tokens
+	legacySigner     *authn.TokenSigner // the legacy issuer's, for token secrets
 	maxExpiration    time.Duration
 	extendExpiration bool
-	getter        *saGetter
+	getter           *saGetter
 	// secrets labels the secrets of legacy tokens once the server runs.
 	secrets atomic.Pointer[kubernetes.Clientset]
 	trust   ClusterAuthenticationTrust
@@ -117,6 +118,9 @@ func NewAuthentication(cfg AuthenticationConfig) (*Authentication, error) {
 		}
 		tokens = append(tokens, legacy)
 		if a.signer, err = authn.NewTokenSigner(cfg.ServiceAccountIssuers[0], signingKey); err != nil {
+			return nil, fmt.Errorf("--service-account-signing-key-file: %w", err)
+		}
+		if a.legacySigner, err = authn.NewTokenSigner(authn.LegacyIssuer, signingKey); err != nil {
 			return nil, fmt.Errorf("--service-account-signing-key-file: %w", err)
 		}
 		sa, err := authn.NewServiceAccountToken(authn.ServiceAccountTokenOptions{

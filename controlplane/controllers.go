@@ -13,6 +13,7 @@ const (
 	PVCProtectionController          = "persistentvolumeclaim-protection-controller"
 	PVProtectionController           = "persistentvolume-protection-controller"
 	VAPStatusController              = "validatingadmissionpolicy-status-controller"
+	ServiceAccountTokenController    = "serviceaccount-token-controller"
 )
 
 // InProcessControllers are the loops above, each with the aliases
@@ -26,6 +27,7 @@ var InProcessControllers = map[string][]string{
 	ResourceQuotaController:          {"resourcequota"},
 	PVCProtectionController:          {"pvc-protection"},
 	PVProtectionController:           {"pv-protection"},
+	ServiceAccountTokenController:    {"serviceaccount-token"},
 	VAPStatusController:              {},
 }
 
