@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
+
+	"github.com/capstan-io/capstan/metrics"
 )
 
 // Operation is the kind of write being admitted.
@@ -74,7 +76,8 @@ type Chain []any
 
 // Admit runs the mutating plugins, and runs them all once more when a
 // webhook or policy asks for it (Reinvocation).
-func (c Chain) Admit(ctx context.Context, a *Attributes) error {
+func (c Chain) Admit(ctx context.Context, a *Attributes) (err error) {
+	defer func(start time.Time) { metrics.AdmissionStep("admit", string(a.Operation), start, err != nil) }(time.Now())
 	if a.Reinvocation == nil {
 		a.Reinvocation = &Reinvocation{}
 	}
@@ -102,7 +105,8 @@ func (c Chain) admitOnce(ctx context.Context, a *Attributes) error {
 }
 
 // Validate runs the validating plugins.
-func (c Chain) Validate(ctx context.Context, a *Attributes) error {
+func (c Chain) Validate(ctx context.Context, a *Attributes) (err error) {
+	defer func(start time.Time) { metrics.AdmissionStep("validate", string(a.Operation), start, err != nil) }(time.Now())
 	for _, p := range c {
 		v, ok := p.(Validator)
 		if !ok || !handles(p, a.Operation) {

@@ -21,6 +21,7 @@ import (
 	"github.com/capstan-io/capstan/apiextensions/controllers"
 	crdapi "github.com/capstan-io/capstan/apis/apiextensions"
 	"github.com/capstan-io/capstan/endpoints/handlers"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/request"
@@ -379,6 +380,7 @@ func (h *crdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	defer metrics.Routed(r, info)()
 	if info.Verb == "create" && crdapi.IsTerminating(crd) {
 		err := apierrors.NewMethodNotSupported(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Verb)
 		err.ErrStatus.Message = info.Verb + " not allowed while custom resource definition is terminating"

@@ -41,6 +41,10 @@ func (p *Process) genericConfig(certs pki.ServingCerts, clientCAs *pki.ClientCAB
 	if err != nil {
 		return server.CompletedConfig{}, err
 	}
+	metricsOpts, err := serverMetrics(o)
+	if err != nil {
+		return server.CompletedConfig{}, err
+	}
 	g := o.Generic
 	cfg := server.Config{
 		Serving: serving,
@@ -71,6 +75,7 @@ func (p *Process) genericConfig(certs pki.ServingCerts, clientCAs *pki.ClientCAB
 		Shutdown: server.ShutdownConfig{Delay: g.ShutdownDelayDuration, SendRetryAfter: g.ShutdownSendRetryAfter,
 			WatchTerminationGracePeriod: g.ShutdownWatchTerminationGracePeriod},
 		Debug:   server.DebugConfig{SocketPath: o.Features.DebugSocketPath, Profiling: o.Features.Profiling, ContentionProfiling: o.Features.ContentionProfiling},
+		Metrics: metricsOpts,
 		APIs:    p.APIs,
 		Version: versionInfo(o.Global.Version),
 		Logger:  p.Logger,

@@ -5,16 +5,22 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"os"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/yaml"
+
+	"github.com/capstan-io/capstan/metrics"
 )
 
-// MetricsOptions are kube's "metrics" section. capstan serves no /metrics
-// yet, so each only narrows what would be shown; they are checked as kube
-// checks them.
+// MetricsOptions are kube's "metrics" section: what /metrics leaves out
+// (--disabled-metrics, hidden families) and the label values it may show
+// (--allow-metric-labels, over those of --allow-metric-labels-manifest).
 type MetricsOptions struct {
 	AllowLabels         map[string]string
 	AllowLabelsManifest string
@@ -50,6 +56,31 @@ func (o *MetricsOptions) Validate() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// options resolves the flags and the manifest into what /metrics shows.
+func (o *MetricsOptions) options() (metrics.Options, error) {
+	allow := map[string]string{}
+	if o.AllowLabelsManifest != "" {
+		data, err := os.ReadFile(o.AllowLabelsManifest)
+		if err != nil {
+			return metrics.Options{}, fmt.Errorf("--allow-metric-labels-manifest: %w", err)
+		}
+		if err := yaml.Unmarshal(data, &allow); err != nil {
+			return metrics.Options{}, fmt.Errorf("--allow-metric-labels-manifest: %w", err)
+		}
+	}
+	maps.Copy(allow, o.AllowLabels)
+	out := metrics.Options{Disabled: o.Disabled, ShowHiddenVersion: o.ShowHiddenVersion}
+	for key, values := range allow {
+		if out.AllowLabels == nil {
+			out.AllowLabels = map[string][]string{}
+		}
+		for _, v := range strings.Split(values, ",") {
+			out.AllowLabels[key] = append(out.AllowLabels[key], strings.TrimSpace(v))
+		}
+	}
+	return out, nil
 }
 
 var metricLabelKey = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*,[a-zA-Z_][a-zA-Z0-9_]*$`)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/apis/scheme"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/storage/embedded"
 	"github.com/capstan-io/capstan/storage/etcd3"
 	"github.com/capstan-io/capstan/storage/storagefactory"
@@ -26,6 +27,7 @@ func (p *Process) startStorage(ctx context.Context) error {
 	if p.etcdClient, err = p.connectEtcd(ctx, o); err != nil {
 		return err
 	}
+	metrics.SetStorageSize(etcdDBSize(p.etcdClient))
 	if p.compactor, err = p.startCompactor(ctx, o.Etcd.CompactionInterval); err != nil {
 		return err
 	}

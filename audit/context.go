@@ -17,6 +17,7 @@ import (
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
 	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/request"
 )
 
@@ -70,6 +71,7 @@ func (ac *Context) Evaluate(user *authn.User, info *request.Info) {
 	defer ac.mu.Unlock()
 	ac.config, ac.initialized = cfg, true
 	ac.event.Level = cfg.Level
+	metrics.AuditLevel(string(cfg.Level))
 }
 
 // Level is the request's audit level: None without a Context or before
@@ -117,6 +119,7 @@ func (ac *Context) ProcessStage(stage auditv1.Stage) bool {
 	} else {
 		ac.event.StageTimestamp = metav1.NewMicroTime(time.Now())
 	}
+	metrics.AuditEvent()
 	return ac.auditing.Sink.ProcessEvents(&ac.event)
 }
 

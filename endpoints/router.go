@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/endpoints/handlers"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/warning"
@@ -55,6 +56,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.notFound(w, r)
 		return
 	}
+	defer metrics.Routed(r, info)()
 	ctx := r.Context()
 	if s.Namespaced {
 		ctx = request.WithNamespace(ctx, info.Namespace)

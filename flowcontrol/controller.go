@@ -20,6 +20,7 @@ import (
 
 	"github.com/capstan-io/capstan/apis/flowcontrol/bootstrap"
 	"github.com/capstan-io/capstan/flowcontrol/fairqueuing"
+	"github.com/capstan-io/capstan/metrics"
 )
 
 // borrowingPeriod is how often levels lend and borrow seats, kube's.
@@ -287,15 +288,19 @@ func (c *Controller) rebalanceLocked(nominalSum int) {
 	}
 	slices.Sort(names)
 	bls := make([]*borrowLevel, len(names))
+	demands := make([]fairqueuing.Demand, len(names))
 	for i, name := range names {
 		l := c.levels[name]
-		l.demand.update(l.queues.ResetDemand())
+		demands[i] = l.queues.ResetDemand()
+		l.demand.update(demands[i])
 		bls[i] = &borrowLevel{exempt: l.exempt, limits: l.limits, demand: l.demand, current: l.current}
 	}
 	rebalance(nominalSum, bls)
 	for i, name := range names {
 		l := c.levels[name]
 		l.current = bls[i].current
+		metrics.FlowLevel(name, l.limits.nominal, l.limits.min, l.limits.max, l.current,
+			float64(l.demand.highWatermark), demands[i].Average, demands[i].StdDev, l.demand.smoothed)
 		qc := fairqueuing.Config{Exempt: l.exempt, ConcurrencyLimit: l.current}
 		if q := queuingOf(l.pl); q != nil {
 			qc.Queues, qc.HandSize, qc.QueueLengthLimit = int(q.Queues), int(q.HandSize), int(q.QueueLengthLimit)

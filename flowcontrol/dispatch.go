@@ -9,6 +9,7 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 
 	"github.com/capstan-io/capstan/flowcontrol/fairqueuing"
+	"github.com/capstan-io/capstan/metrics"
 )
 
 // Admission is the outcome of Start: the schema and level a request was
@@ -52,6 +53,7 @@ func (c *Controller) Start(ctx context.Context, arrived time.Time, d Digest, raw
 	descr := fairqueuing.Descr{FlowSchema: fs.Name, FlowDistinguisher: distinguisher, Details: d}
 	req := l.queues.StartDescribed(a.Width, hash, descr)
 	if req == nil {
+		metrics.FlowRejected(l.pl.Name, fs.Name, "queue-full", arrived)
 		c.retry.dropped(l.pl.Name)
 		return a
 	}
@@ -63,6 +65,7 @@ func (c *Controller) Start(ctx context.Context, arrived time.Time, d Digest, raw
 		ok := req.Wait(wait)
 		cancel()
 		if !ok {
+			metrics.FlowRejected(l.pl.Name, fs.Name, "time-out", arrived)
 			c.retry.dropped(l.pl.Name)
 			return a
 		}

@@ -34,6 +34,7 @@ import (
 	"github.com/capstan-io/capstan/endpoints/discovery"
 	"github.com/capstan-io/capstan/endpoints/wire"
 	"github.com/capstan-io/capstan/flowcontrol"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/openapi"
 )
 
@@ -68,6 +69,8 @@ type Config struct {
 	Shutdown ShutdownConfig
 	// Debug is where profiles are served.
 	Debug DebugConfig
+	// Metrics is what /metrics shows.
+	Metrics metrics.Options
 	// APIs, if set, leaves out the group versions and resources
 	// --runtime-config turns off; shared by the servers of a chain.
 	APIs    *endpoints.APIEnablement

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/capstan-io/capstan/metrics"
 )
 
 // HealthCheck is one named check of /healthz, /livez or /readyz.
@@ -74,7 +76,9 @@ func serveChecks(kind string, checks func() []HealthCheck) http.Handler {
 				fmt.Fprintf(&out, "[+]%s excluded: ok\n", c.Name)
 				continue
 			}
-			if err := runCheck(r, c); err != nil {
+			err := runCheck(r, c)
+			metrics.HealthCheck(kind, c.Name, err == nil)
+			if err != nil {
 				failed = true
 				fmt.Fprintf(&out, "[-]%s failed: reason withheld\n", c.Name)
 			} else {

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/openapi"
 )
 
@@ -37,6 +38,8 @@ func (s *Server) PrepareRun() *PreparedServer {
 		s.Handle("/"+kind+"/", h)
 	}
 	s.Handle("/version", http.HandlerFunc(p.serveVersion))
+	s.Handle("/metrics", metrics.Handler(s.config.Metrics))
+	s.Handle("/metrics/slis", metrics.SLIHandler())
 	addr := s.config.Serving.ExternalAddress
 	s.Handle("/api", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.config.Discovery.ServeRoot(w, r, true, addr)

@@ -13,6 +13,7 @@ import (
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/endpoints/discovery"
 	"github.com/capstan-io/capstan/endpoints/handlers"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/openapi"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server/filters"
@@ -110,6 +111,7 @@ func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
 		filters.WithAuditID(c.Audit),
 		filters.WithPanicRecovery(c.Logger),
 		filters.WithRequestInfo(request.NewParser()),
+		filters.WithMetrics(),
 		filters.WithHSTS(c.Serving.HSTSDirectives),
 		filters.WithProbabilisticGoaway(c.Serving.GoawayChance),
 		s.draining.filter,
@@ -151,9 +153,15 @@ func (s *Server) direct(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// muxServes reports whether the mux serves r, and records its pattern
+// as the request's path in the request families.
 func (s *Server) muxServes(r *http.Request) bool {
 	_, pattern := s.mux.Handler(r)
-	return pattern != ""
+	if pattern == "" {
+		return false
+	}
+	metrics.RoutedPath(r.Context(), r.Method, pattern, pattern == "/api" || pattern == "/apis")
+	return true
 }
 
 // servesDiscovery serves /apis/<group>[/<version>] and /api/v1 for the
@@ -164,6 +172,7 @@ func (s *Server) servesDiscovery(w http.ResponseWriter, r *http.Request, info *r
 	}
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	reg := s.config.Discovery
+	metrics.RoutedPath(r.Context(), r.Method, parts[0], true)
 	switch {
 	case len(parts) == 2 && parts[0] == "api" && s.groups.has(""):
 		return reg.ServeVersion(w, r, "", parts[1])

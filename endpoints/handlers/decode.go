@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/audit"
+	"github.com/capstan-io/capstan/metrics"
+	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/warning"
 )
 
@@ -36,6 +38,9 @@ func (s *Scope) readBody(r *http.Request) ([]byte, error) {
 	}
 	if int64(len(data)) > limit {
 		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+	}
+	if info, ok := request.InfoFrom(r.Context()); ok {
+		metrics.RequestBody(s.Resource.Group, s.Resource.Resource, info.Verb, len(data))
 	}
 	return data, nil
 }

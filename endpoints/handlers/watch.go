@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/capstan-io/capstan/endpoints/wire"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/storage"
 )
@@ -81,6 +82,7 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 	batch := &wire.BatchWriter{W: w}
 	defer batch.Close()
 	events := newWatchEncoder(s, r, out, batch)
+	sent := metrics.Watch(s.Resource.Group, s.Resource.Version, s.Resource.Resource)
 	for {
 		select {
 		case <-ctx.Done():
@@ -92,9 +94,11 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 			if len(wi.ResultChan()) >= wire.Backlog {
 				batch.Gather()
 			}
+			before := batch.Written
 			if err := events.write(batch, ev); err != nil {
 				return
 			}
+			sent.Sent(batch.Written - before)
 			if len(wi.ResultChan()) == 0 {
 				if batch.Close() != nil {
 					return

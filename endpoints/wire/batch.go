@@ -27,10 +27,13 @@ var watchBatches = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byt
 type BatchWriter struct {
 	W   io.Writer
 	buf *bytes.Buffer // nil unless gathering
+	// Written counts the bytes given to Write, for the watch event sizes.
+	Written int64
 }
 
 // Write gathers p while a batch is open, else writes it through.
 func (b *BatchWriter) Write(p []byte) (int, error) {
+	b.Written += int64(len(p))
 	if b.buf == nil {
 		return b.W.Write(p)
 	}

@@ -30,7 +30,7 @@ type layer struct {
 // nothing imports cmd/. ARCHITECTURE.md shows this table
 // (TestArchitectureShowsLayers).
 var layers = []layer{
-	{name: "base", packages: []string{"request", "warning", "pki", "proxy/...", "kubeletclient", "flowcontrol/fairqueuing",
+	{name: "base", packages: []string{"request", "warning", "metrics", "pki", "proxy/...", "kubeletclient", "flowcontrol/fairqueuing",
 		"internal/parallel", "internal/workloop", "internal/startgc/...", "internal/fieldtest", "internal/kmstest", "internal/oidctest",
 		"internal/kubelettest"}},
 	{name: "storage", packages: []string{"storage/..."}, mayImport: []string{"base"}},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/request"
 )
 
@@ -71,6 +72,7 @@ func WithAudit(c audit.Config, logger *slog.Logger) Filter {
 			}
 			if !ac.ProcessStage(auditv1.StageRequestReceived) {
 				logger.Error("failed to store audit event", "auditID", ac.AuditID())
+				metrics.AuditRejected()
 				writeStatus(w, http.StatusInternalServerError, metav1.StatusReasonInternalError,
 					"Internal error occurred: failed to store audit event")
 				return

@@ -3,10 +3,12 @@ package filters
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/authz"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/request"
 )
 
@@ -23,7 +25,9 @@ func WithAuthorization(a authz.Authorizer, logger *slog.Logger) Filter {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			user, _ := authn.UserFrom(r.Context())
 			info, _ := request.InfoFrom(r.Context())
+			start := time.Now()
 			d, reason, err := a.Authorize(r.Context(), authz.Attributes{User: user, Info: info})
+			metrics.Authorization(start, decisionLabel(d, err))
 			if d == authz.Allow {
 				audit.AddAnnotation(r.Context(), decisionAnnotation, "allow")
 				audit.AddAnnotation(r.Context(), reasonAnnotation, reason)
@@ -41,4 +45,17 @@ func WithAuthorization(a authz.Authorizer, logger *slog.Logger) Filter {
 			writeStatusObject(w, &status)
 		})
 	}
+}
+
+// decisionLabel is kube's result label of an authorization.
+func decisionLabel(d authz.Decision, err error) string {
+	switch {
+	case d == authz.Allow:
+		return "allowed"
+	case err != nil:
+		return "error"
+	case d == authz.Deny:
+		return "denied"
+	}
+	return "no-opinion"
 }

@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/request"
 )
 
@@ -42,6 +43,7 @@ func WithMaxInFlightLimit(readOnly, mutating int) Filter {
 				defer func() { <-c }()
 				h.ServeHTTP(w, r)
 			default:
+				metrics.Terminated(r.Context(), http.StatusTooManyRequests)
 				w.Header().Set("Retry-After", "1")
 				writeStatusObject(w, &metav1.Status{
 					Status: metav1.StatusFailure, Code: http.StatusTooManyRequests, Reason: metav1.StatusReasonTooManyRequests,

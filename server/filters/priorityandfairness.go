@@ -10,6 +10,7 @@ import (
 
 	"github.com/capstan-io/capstan/authn"
 	"github.com/capstan-io/capstan/flowcontrol"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/storage"
 )
@@ -43,22 +44,28 @@ func WithPriorityAndFairness(fc *flowcontrol.Controller) Filter {
 				h.ServeHTTP(w, r)
 				return
 			}
+			queued := metrics.Queued(mutatingVerbs[info.Verb])
 			a := fc.Start(ctx, arrived, flowcontrol.Digest{Info: info, User: user}, r.URL.RawQuery)
+			queued()
+			metrics.Waited(ctx, time.Since(arrived))
 			header := w.Header()
 			header[priorityLevelUIDKey] = []string{string(a.PriorityLevel.UID)}
 			header[flowSchemaUIDKey] = []string{string(a.FlowSchema.UID)}
 			if !a.Admitted() {
+				metrics.Terminated(ctx, http.StatusTooManyRequests)
 				tooManyRequests(w, fc.RetryAfter(a))
 				return
 			}
+			executed := metrics.FlowExecuting(a.PriorityLevel.Name, a.FlowSchema.Name, a.Width.Seats(), arrived)
 			if !watch {
+				defer executed()
 				defer a.Finish()
 				h.ServeHTTP(w, r)
 				return
 			}
 			defer fc.RegisterWatch(info, r.URL.RawQuery)()
 			var once sync.Once
-			release := func() { once.Do(a.Finish) }
+			release := func() { once.Do(func() { a.Finish(); executed() }) }
 			defer release()
 			h.ServeHTTP(w, r.WithContext(storage.WithWatchInitialized(ctx, release)))
 		})

@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/warning"
 )
@@ -65,6 +66,7 @@ func WithTimeout(timeout time.Duration) Filter {
 				if tw.timeOut() {
 					panic(http.ErrAbortHandler)
 				}
+				metrics.Terminated(r.Context(), http.StatusGatewayTimeout)
 				writeStatus(w, http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
 					fmt.Sprintf("Timeout: request did not complete within the allotted timeout of %s", timeout))
 			}

@@ -53,6 +53,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/storage"
 )
 
@@ -163,6 +164,8 @@ type backend struct {
 	compactions CompactRevisioner
 	progress    *progressRequester
 	revisions   *revisionBatcher
+	// metrics records what the cache reads and serves.
+	metrics *metrics.WatchCache
 }
 
 // runScratch is what Run's goroutine reuses from event to event.
@@ -203,7 +206,9 @@ func New(cfg Config) (*Cacher, error) {
 	}
 	cfg = withDefaults(cfg)
 	c := &Cacher{
-		backend: backend{storage: cfg.Storage, compactions: cfg.Compactions}, newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc,
+		backend: backend{storage: cfg.Storage, compactions: cfg.Compactions,
+			metrics: metrics.NewWatchCache(cfg.GroupResource.Group, cfg.GroupResource.Resource, cfg.History.MaxEvents)},
+		newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc,
 		resourcePrefix: cfg.ResourcePrefix, keyFunc: cfg.KeyFunc, codec: cfg.Codec,
 		attrs: cfg.Attrs, fieldNames: fieldNamesOf(cfg.Attrs, cfg.NewFunc),
 		watcherBuffer: cfg.WatcherBuffer, clock: cfg.Clock,
@@ -298,6 +303,7 @@ func (c *Cacher) Compact(rev uint64) {
 // setRVLocked moves the cache to revision rv and wakes whoever waits.
 func (c *Cacher) setRVLocked(rv uint64) {
 	c.rv = rv
+	c.backend.metrics.ResourceVersion(rv)
 	c.notifyLocked()
 }
 

@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"time"
+
 	"context"
 	"fmt"
 
@@ -106,7 +108,10 @@ func (c *Cacher) planNotOlderThan(ctx context.Context, rv uint64) (listPlan, boo
 // planConsistent reads the latest state once it is at least as new as
 // the backend's.
 func (c *Cacher) planConsistent(ctx context.Context) (listPlan, bool, error) {
-	if ok, err := c.waitConsistent(ctx); !ok || err != nil {
+	began := time.Now()
+	ok, err := c.waitConsistent(ctx)
+	c.backend.metrics.ConsistentRead(began, ok, err)
+	if !ok || err != nil {
 		return listPlan{}, false, err
 	}
 	return c.planLatest(), true, nil
@@ -139,6 +144,7 @@ func (c *Cacher) listFrom(p listPlan, prefix string, opts storage.ListOptions, l
 		p.start = prefix
 	}
 	page := c.readPage(p.state, prefix, p.start, limit, opts.Predicate)
+	c.backend.metrics.List(page.evaluated, page.evaluated, len(page.elems))
 	if err := c.fillList(listObj, page.elems, opts); err != nil {
 		return err
 	}
@@ -157,6 +163,7 @@ type page struct {
 	elems     []*element
 	hasMore   bool   // keys remain after the last element
 	remaining *int64 // how many, for an unfiltered page
+	evaluated int    // elements tested against the predicate
 }
 
 // readPage reads up to limit (0: no limit) selected elements of the
@@ -173,6 +180,7 @@ func (c *Cacher) readPage(state *tree, prefix, start string, limit int64, pred s
 			rest++
 			return pred.Empty()
 		}
+		p.evaluated++
 		if sel.selects(e) {
 			p.elems = append(p.elems, e)
 		}

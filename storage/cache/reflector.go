@@ -66,7 +66,9 @@ func (c *Cacher) Run(ctx context.Context) {
 // listAndWatch fills the cache from a list, then applies the watch's
 // events until the watch cannot resume.
 func (c *Cacher) listAndWatch(ctx context.Context, tick <-chan time.Time) error {
+	began := c.clock.Now()
 	state, rv, err := c.list(ctx)
+	c.backend.metrics.Initialized(began, err)
 	if err != nil {
 		return fmt.Errorf("listing: %w", err)
 	}
@@ -214,7 +216,9 @@ func (c *Cacher) apply(e watch.Event) error {
 	c.setRVLocked(rv)
 	c.run.targets = c.watchers.forKey(key, c.run.targets[:0])
 	c.mu.Unlock()
+	c.backend.metrics.Received()
 	c.dispatch(ev, c.run.targets)
+	c.backend.metrics.Dispatched()
 	return nil
 }
 
@@ -225,7 +229,7 @@ func (c *Cacher) replace(state *tree, rv uint64) {
 	c.hist.reset(state, rv)
 	c.status.ready, c.status.lastErr = true, nil
 	c.setRVLocked(rv)
-	c.logger.Info("watch cache ready", "rv", rv, "objects", state.Len())
+	c.logger.Debug("watch cache ready", "rv", rv, "objects", state.Len())
 }
 
 // setUnready ends every watcher: the cache lost track of the backend.

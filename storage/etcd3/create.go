@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -43,10 +44,12 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object,
 	if err != nil {
 		return err
 	}
+	began := time.Now()
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(etcdKey), "=", 0)).
 		Then(clientv3.OpPut(etcdKey, string(stored), opts...)).
 		Commit()
+	s.record("create", began, err)
 	if err != nil {
 		return etcdError("create", key, err)
 	}

@@ -2,6 +2,7 @@ package etcd3
 
 import (
 	"context"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -38,11 +39,13 @@ func (s *Store) Delete(ctx context.Context, key string, out runtime.Object, prec
 			isCurrent = true
 			continue
 		}
+		began := time.Now()
 		resp, err := s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(etcdKey), "=", st.rev)).
 			Then(clientv3.OpDelete(etcdKey)).
 			Else(clientv3.OpGet(etcdKey)).
 			Commit()
+		s.record("delete", began, err)
 		if err != nil {
 			return etcdError("delete", key, err)
 		}

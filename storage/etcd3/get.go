@@ -2,6 +2,7 @@ package etcd3
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -19,7 +20,9 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, ou
 	if err != nil {
 		return err
 	}
+	began := time.Now()
 	resp, err := s.client.Get(ctx, etcdKey)
+	s.record("get", began, err)
 	if err != nil {
 		return etcdError("get", key, err)
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/storage"
 )
 
@@ -94,6 +96,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		}
 	}
 	items.finish()
+	metrics.StorageList(s.groupResource.Group, s.groupResource.Resource, "etcd", "", res.fetched, res.fetched, items.len())
 	return setListMeta(listObj, res.rev, token, remaining)
 }
 
@@ -103,6 +106,7 @@ type listResult struct {
 	lastKey string // the last key examined
 	hasMore bool   // keys remain after lastKey
 	count   int64  // keys in the last page's range, from its start
+	fetched int    // keys read from etcd
 }
 
 // readList reads the pages of a list into items.
@@ -113,7 +117,9 @@ func (s *Store) readList(ctx context.Context, key, keyPrefix string, plan listPl
 	pageSize := limit
 	start := plan.start
 	for {
+		began := time.Now()
 		resp, err := s.client.Get(ctx, start, listOptions(keyPrefix, opts.Recursive, res.rev, pageSize)...)
+		s.record("listWithCount", began, err)
 		if err != nil {
 			return res, s.listError(ctx, err, key, keyPrefix, start, res.rev, plan.continued)
 		}
@@ -124,6 +130,7 @@ func (s *Store) readList(ctx context.Context, key, keyPrefix string, plan listPl
 			res.rev = resp.Header.Revision
 		}
 		res.count = resp.Count
+		res.fetched += len(resp.Kvs)
 		s.sizes.observe(resp.Kvs...)
 		for i, kv := range resp.Kvs {
 			if limit > 0 && int64(items.len()) >= limit {

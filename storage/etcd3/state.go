@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -48,7 +49,9 @@ func (s *Store) newStateReader(key, etcdKey string, dest runtime.Object, ignoreN
 
 // current reads the key from etcd.
 func (r *stateReader) current(ctx context.Context) (*objState, error) {
+	began := time.Now()
 	resp, err := r.s.client.Get(ctx, r.etcdKey)
+	r.s.record("get", began, err)
 	if err != nil {
 		return nil, etcdError("get", r.key, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/storage"
 	"github.com/capstan-io/capstan/storage/value"
 )
@@ -124,7 +125,9 @@ func (s *Store) Count(ctx context.Context, key string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	began := time.Now()
 	resp, err := s.client.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+	s.record("count", began, err)
 	if err != nil {
 		return 0, etcdError("count", key, err)
 	}
@@ -143,7 +146,9 @@ func (s *Store) currentRevision(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	began := time.Now()
 	resp, err := s.client.Get(ctx, key, clientv3.WithCountOnly())
+	s.record("getCurrentResourceVersion", began, err)
 	if err != nil {
 		return 0, etcdError("get revision", key, err)
 	}
@@ -151,4 +156,9 @@ func (s *Store) currentRevision(ctx context.Context) (int64, error) {
 		return 0, errors.New("etcd returned revision 0")
 	}
 	return resp.Header.Revision, nil
+}
+
+// record reports one etcd call of the store in kube's etcd families.
+func (s *Store) record(operation string, began time.Time, err error) {
+	metrics.EtcdRequest(operation, s.groupResource.Group, s.groupResource.Resource, began, err)
 }

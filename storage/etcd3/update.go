@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -136,11 +137,13 @@ func (s *Store) putIfUnchanged(ctx context.Context, key, etcdKey string, data []
 	if err != nil {
 		return nil, err
 	}
+	began := time.Now()
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(etcdKey), "=", rev)).
 		Then(clientv3.OpPut(etcdKey, string(data), opts...)).
 		Else(clientv3.OpGet(etcdKey)).
 		Commit()
+	s.record("update", began, err)
 	if err != nil {
 		return nil, etcdError("update", key, err)
 	}

@@ -7,6 +7,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/storage"
 )
 
@@ -181,12 +182,14 @@ func (w *watcher) stream(rev int64) {
 			return
 		}
 		if resp.IsProgressNotify() {
+			metrics.EtcdBookmark(w.s.groupResource.Group, w.s.groupResource.Resource)
 			if w.progressNotify && !w.sendBookmark(resp.Header.Revision, false) {
 				return
 			}
 			continue
 		}
 		for _, e := range resp.Events {
+			metrics.StorageEvent(w.s.groupResource.Group, w.s.groupResource.Resource)
 			if e.Type == clientv3.EventTypeDelete {
 				w.s.sizes.deleted(e.Kv)
 			} else {

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/storage"
 	"github.com/capstan-io/capstan/storage/etcd3"
 )
@@ -73,6 +74,7 @@ func (o *objectCounts) refresh(ctx context.Context, now func() time.Time) {
 	o.mu.RUnlock()
 	for gr, r := range reporters {
 		st, err := r.Stats(ctx)
+		metrics.StoreStats(gr.Group, gr.Resource, st.ObjectCount, st.AverageSizeBytes, err)
 		if err != nil {
 			continue // goes stale if it keeps failing
 		}
