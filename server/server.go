@@ -172,16 +172,19 @@ func (s *Server) servesDiscovery(w http.ResponseWriter, r *http.Request, info *r
 	}
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	reg := s.config.Discovery
-	metrics.RoutedPath(r.Context(), r.Method, parts[0], true)
+	served := false
 	switch {
 	case len(parts) == 2 && parts[0] == "api" && s.groups.has(""):
-		return reg.ServeVersion(w, r, "", parts[1])
+		served = reg.ServeVersion(w, r, "", parts[1])
 	case len(parts) == 2 && parts[0] == "apis" && s.groups.has(parts[1]):
-		return reg.ServeGroup(w, r, parts[1])
+		served = reg.ServeGroup(w, r, parts[1])
 	case len(parts) == 3 && parts[0] == "apis" && s.groups.has(parts[1]):
-		return reg.ServeVersion(w, r, parts[1], parts[2])
+		served = reg.ServeVersion(w, r, parts[1], parts[2])
 	}
-	return false
+	if served {
+		metrics.RoutedPath(r.Context(), r.Method, parts[0], true)
+	}
+	return served
 }
 
 // InstallAPIGroup serves the resources of g and adds it to discovery.
