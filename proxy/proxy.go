@@ -12,6 +12,7 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -77,6 +78,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	transport := h.Transport
 	if upgrade {
 		transport = h.UpgradeTransport
+		// A tunnel lasts until one side closes it, as kube's does, not until
+		// the request's deadline: an upgrade on a path that is not
+		// long-running (a console subresource) runs under the timeout filter.
+		r = r.WithContext(context.WithoutCancel(r.Context()))
 	}
 	rp := &httputil.ReverseProxy{
 		Rewrite:   h.rewrite,

@@ -1,8 +1,10 @@
 package filters
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -138,6 +140,20 @@ func (t *timeoutWriter) Flush() {
 		t.startLocked()
 		f.Flush()
 	}
+}
+
+// Hijack hands the connection to a handler that switches protocols (an
+// upgrade an aggregated server accepted): the connection is the handler's
+// from then on, and a time-out no longer writes to it. It counts as a
+// response started, so a time-out aborts rather than answers.
+func (t *timeoutWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.timedOut {
+		return nil, nil, http.ErrHandlerTimeout
+	}
+	t.startLocked()
+	return http.NewResponseController(t.w).Hijack()
 }
 
 // timeOut stops further writes and reports whether a response had started.

@@ -159,9 +159,9 @@ func TestAggregatorFaults(t *testing.T) {
 	})
 }
 
-// refusedUpgrade asks for an upgrade at path over HTTP/1.1 as the admin
-// and checks that the backend's refusal arrives and the connection ends.
-func (e *aggEnv) refusedUpgrade(t *testing.T, path string) {
+// upgradeThrough asks for an upgrade at path over HTTP/1.1 as the admin
+// and returns the connection, a reader on it and the answer.
+func (e *aggEnv) upgradeThrough(t *testing.T, path string) (*tls.Conn, *bufio.Reader, *http.Response) {
 	t.Helper()
 	u, _ := url.Parse(e.URL)
 	cfg := &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}}
@@ -176,7 +176,7 @@ func (e *aggEnv) refusedUpgrade(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
 	auth := ""
 	if e.Config.BearerToken != "" {
@@ -188,12 +188,55 @@ func (e *aggEnv) refusedUpgrade(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return conn, br, res
+}
+
+// refusedUpgrade checks that the backend's refusal of an upgrade at path
+// arrives and the connection ends.
+func (e *aggEnv) refusedUpgrade(t *testing.T, path string) {
+	t.Helper()
+	_, br, res := e.upgradeThrough(t, path)
 	body, _ := io.ReadAll(res.Body)
 	if res.StatusCode != http.StatusForbidden || string(body) != "no upgrades here\n" {
 		t.Fatalf("refused upgrade: %s %q", res.Status, body)
 	}
 	if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
 		t.Errorf("after a refused upgrade the connection is still open: %v", err)
+	}
+}
+
+// echoUpgrade accepts an upgrade and echoes what it reads.
+func echoUpgrade(w http.ResponseWriter, r *http.Request) {
+	conn, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_, _ = rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n")
+	_ = rw.Flush()
+	_, _ = io.Copy(conn, rw)
+}
+
+// TestAggregatorUpgrade: an upgrade the backend accepts, on a path that is
+// not long-running (so under the timeout filter), is tunnelled both ways.
+func TestAggregatorUpgrade(t *testing.T) {
+	e := startAggregator(t)
+	ns := e.namespace(t)
+	port := fakeExtension(t, "tunnel.example.com", "v1", echoUpgrade)
+	name := e.registerFake(t, ns, "tunnel.example.com", "v1", port, nil)
+	e.waitCondition(t, name, apiregv1.ConditionTrue, "Passed")
+	conn, br, res := e.upgradeThrough(t, "/apis/tunnel.example.com/v1/namespaces/default/things/x/console")
+	if res.StatusCode != http.StatusSwitchingProtocols {
+		body, _ := io.ReadAll(res.Body)
+		t.Fatalf("upgrade: %s %q", res.Status, body)
+	}
+	for _, msg := range []string{"ping\n", "pong\n"} {
+		if _, err := io.WriteString(conn, msg); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := br.ReadString('\n'); err != nil || got != msg {
+			t.Fatalf("echo of %q: %q, %v", msg, got, err)
+		}
 	}
 }
 
