@@ -13,7 +13,6 @@ import (
 	"github.com/capstan-io/capstan/apis/core"
 	"github.com/capstan-io/capstan/apis/events"
 	"github.com/capstan-io/capstan/endpoints"
-	"github.com/capstan-io/capstan/kubeletclient"
 	"github.com/capstan-io/capstan/registry"
 )
 
@@ -31,7 +30,7 @@ type builtGroup struct {
 }
 
 // coreGroup is core/v1; evictions consult budgets.
-func (f *storeBuilder) coreGroup(eventTTL time.Duration, budgets core.DisruptionBudgets, policy core.PodPolicy, kubelet *kubeletclient.Client) (builtGroup, error) {
+func (f *storeBuilder) coreGroup(eventTTL time.Duration, budgets core.DisruptionBudgets, policy core.PodPolicy, kubelets *core.Kubelets) (builtGroup, error) {
 	gv := corev1.SchemeGroupVersion
 	specs := []resourceSpec{
 		{name: "namespaces", kind: "Namespace", strategy: core.NamespaceStrategy{}, shortNames: []string{"ns"},
@@ -58,8 +57,9 @@ func (f *storeBuilder) coreGroup(eventTTL time.Duration, budgets core.Disruption
 	v := &bg.group.Versions[0]
 	v.Resources = append(v.Resources, finalize)
 	v.Resources = append(v.Resources, podSubresources(bg.stores["pods"], budgets, policy)...)
-	if kubelet != nil {
-		v.Resources = append(v.Resources, kubeletSubresources(&core.Kubelets{Pods: bg.stores["pods"], Nodes: bg.stores["nodes"], Client: kubelet})...)
+	if kubelets != nil {
+		kubelets.Pods, kubelets.Nodes = bg.stores["pods"], bg.stores["nodes"]
+		v.Resources = append(v.Resources, kubeletSubresources(kubelets)...)
 	}
 	return bg, nil
 }

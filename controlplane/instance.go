@@ -93,7 +93,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	core, err := c.stores.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.Workloads.Pods, c.Kubelet)
+	core, err := c.stores.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.Workloads.Pods, c.kubelets())
 	if err != nil {
 		return nil, err
 	}

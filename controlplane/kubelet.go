@@ -5,6 +5,15 @@ import (
 	"github.com/capstan-io/capstan/endpoints"
 )
 
+// kubelets are what the node-facing subresources need but their stores;
+// nil without a kubelet client.
+func (c Config) kubelets() *core.Kubelets {
+	if c.Kubelet == nil {
+		return nil
+	}
+	return &core.Kubelets{Client: c.Kubelet, Authorizer: c.Generic.Authorization}
+}
+
 // kubeletSubresources are the node-facing subresources of core/v1, served
 // through the kubelets.
 func kubeletSubresources(k *core.Kubelets) []endpoints.Resource {

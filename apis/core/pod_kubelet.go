@@ -2,13 +2,17 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/authz"
 	"github.com/capstan-io/capstan/kubeletclient"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/request"
@@ -19,6 +23,37 @@ import (
 type Kubelets struct {
 	Pods, Nodes *registry.Store
 	Client      *kubeletclient.Client
+	// Authorizer is the server's, asked again for create (authorizeCreate).
+	Authorizer authz.Authorizer
+}
+
+// authorizeCreate asks, for a streaming request authorized as get (a
+// WebSocket's GET), whether the user may also create the subresource, as
+// kube does (AuthorizePodWebsocketUpgradeCreatePermission, on in v1.37):
+// SPDY clients always needed create, and a policy that grants exec only
+// by create must not be bypassed by switching protocols.
+func (k *Kubelets) authorizeCreate(ctx context.Context) error {
+	info, ok := request.InfoFrom(ctx)
+	if !ok {
+		return apierrors.NewInternalError(errors.New("no request info in context"))
+	}
+	if info.Verb == "create" {
+		return nil
+	}
+	if k.Authorizer == nil {
+		return apierrors.NewInternalError(errors.New("no authorizer available"))
+	}
+	user, _ := authn.UserFrom(ctx)
+	asCreate := *info
+	asCreate.Verb = "create"
+	d, reason, err := k.Authorizer.Authorize(ctx, authz.Attributes{User: user, Info: &asCreate})
+	if err != nil {
+		return err
+	}
+	if d != authz.Allow {
+		return apierrors.NewForbidden(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Name, errors.New(reason))
+	}
+	return nil
 }
 
 // GetNode reads a node: the request's namespace is the pod's, not the

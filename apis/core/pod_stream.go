@@ -56,7 +56,9 @@ func (r *StreamREST) New() runtime.Object { return r.options() }
 func (*StreamREST) NamespaceScoped() bool { return true }
 
 // NewConnectOptions returns empty options.
-func (r *StreamREST) NewConnectOptions() (runtime.Object, bool, string) { return r.options(), false, "" }
+func (r *StreamREST) NewConnectOptions() (runtime.Object, bool, string) {
+	return r.options(), false, ""
+}
 
 // ConnectMethods are GET (WebSocket) and POST (SPDY).
 func (*StreamREST) ConnectMethods() []string { return []string{http.MethodGet, http.MethodPost} }
@@ -67,6 +69,9 @@ const extendWebSocketsToKubelet = "ExtendWebSocketsToKubelet"
 
 // Connect finds the pod's kubelet and returns the proxy to it.
 func (r *StreamREST) Connect(ctx context.Context, name string, obj runtime.Object) (http.Handler, error) {
+	if err := r.k.authorizeCreate(ctx); err != nil {
+		return nil, err
+	}
 	pod, err := r.k.pod(ctx, name)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
@@ -219,4 +220,45 @@ func freePort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestKubeletExecNeedsCreate: a WebSocket exec is a GET, authorized as
+// get; kube also asks for create, so a user allowed only get on
+// pods/exec is refused whichever protocol kubectl uses.
+func TestKubeletExecNeedsCreate(t *testing.T) {
+	tokens := filepath.Join(t.TempDir(), "tokens.csv")
+	if err := os.WriteFile(tokens, []byte("tok-viewer,viewer,uid-viewer\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ke := startKubelet(t, "--token-auth-file", tokens)
+	grant := func(verbs ...string) {
+		role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "exec"}, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}},
+			{APIGroups: []string{""}, Resources: []string{"pods/exec"}, Verbs: verbs}}}
+		if _, err := ke.c.RbacV1().Roles(ke.ns).Update(ctx(t), role, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ke.c.RbacV1().Roles(ke.ns).Create(ctx(t), &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "exec"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "exec"}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "exec"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "viewer"}}}
+	if _, err := ke.c.RbacV1().RoleBindings(ke.ns).Create(ctx(t), binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ca := filepath.Join(ke.DataDir, "pki", "ca.crt")
+	execAs := func() (string, string, error) {
+		return testkit.RunKubectl(t, "", nil, "--server", ke.URL, "--certificate-authority", ca, "--token", "tok-viewer",
+			"-n", ke.ns, "exec", "web", "--", "echo", "allowed")
+	}
+	grant("get")
+	if _, stderr, err := execAs(); err == nil || !strings.Contains(stderr, `pods "web" is forbidden`) {
+		t.Fatalf("exec with get only: %v\n%s", err, stderr)
+	}
+	grant("get", "create")
+	eventually(t, 30*time.Second, "exec allowed with create", func(context.Context) (bool, error) {
+		out, _, err := execAs()
+		return err == nil && out == "allowed\n", nil
+	})
 }
