@@ -17,7 +17,9 @@ import (
 	"github.com/capstan-io/capstan/admission/defaultclass"
 	"github.com/capstan-io/capstan/admission/defaulttolerationseconds"
 	"github.com/capstan-io/capstan/admission/denyserviceexternalips"
+	"github.com/capstan-io/capstan/admission/extendedresourcetoleration"
 	"github.com/capstan-io/capstan/admission/limitranger"
+	"github.com/capstan-io/capstan/admission/namespaceexists"
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
 	"github.com/capstan-io/capstan/admission/nodetaint"
 	"github.com/capstan-io/capstan/admission/plugins"
@@ -28,6 +30,7 @@ import (
 	"github.com/capstan-io/capstan/admission/storageprotection"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server"
 )
 
@@ -93,6 +96,10 @@ func constant(p any) plugins.Factory {
 func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("AlwaysAdmit", constant(always.Admit{}))
 	r.Register("AlwaysDeny", constant(always.Deny{}))
+	namespaces := namespaceGetter(d.store("", "namespaces"))
+	r.Register("NamespaceAutoProvision", constant(namespaceexists.NewAutoProvision(namespaceexists.Getter(namespaces), namespaceCreator(d.store("", "namespaces")))))
+	r.Register("NamespaceExists", constant(namespaceexists.NewExists(namespaceexists.Getter(namespaces))))
+	r.Register("ExtendedResourceToleration", constant(extendedresourcetoleration.Plugin{}))
 	r.Register("NamespaceLifecycle", constant(namespacelifecycle.New(namespaceGetter(d.store("", "namespaces")))))
 	r.Register("NodeRestriction", constant(nodeRestriction(d.store("", "pods"), d.store("", "nodes"))))
 	r.Register("LimitRanger", constant(limitranger.New(limitRangeLister(d.store("", "limitranges")))))
@@ -159,5 +166,14 @@ func cachedGetter[T runtime.Object](store *registry.Store) func(ctx context.Cont
 			return zero, err
 		}
 		return obj.(T), nil
+	}
+}
+
+// namespaceCreator creates a namespace through the namespaces' store, as
+// NamespaceAutoProvision's client creates it in kube.
+func namespaceCreator(store *registry.Store) namespaceexists.Creator {
+	return func(ctx context.Context, name string) error {
+		_, err := store.Create(request.WithNamespace(ctx, ""), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, nil, &metav1.CreateOptions{})
+		return err
 	}
 }
