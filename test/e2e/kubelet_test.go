@@ -141,3 +141,26 @@ func TestKubeletLogsRefused(t *testing.T) {
 	_, err = logs("two", &corev1.PodLogOptions{Container: "b"})
 	wantStatus(t, err, 404, metav1.StatusReasonNotFound, "")
 }
+
+// TestKubeletDiscovery: the node-facing pod subresources are listed with
+// kube's kinds and verbs.
+func TestKubeletDiscovery(t *testing.T) {
+	ke := startKubelet(t)
+	list, err := ke.c.Discovery().ServerResourcesForGroupVersion("v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"pods/log": "Pod get", "pods/exec": "PodExecOptions create,get",
+		"pods/attach": "PodAttachOptions create,get", "pods/portforward": "PodPortForwardOptions create,get"}
+	for _, r := range list.APIResources {
+		if w, ok := want[r.Name]; ok {
+			if got := r.Kind + " " + strings.Join(r.Verbs, ","); got != w || !r.Namespaced {
+				t.Errorf("%s: %s (namespaced %v), want %s", r.Name, got, r.Namespaced, w)
+			}
+			delete(want, r.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not listed: %v", want)
+	}
+}
