@@ -63,7 +63,7 @@ func (s *Store) Delete(ctx context.Context, name string, validate rest.ValidateO
 		return s.deleteResult(existing), true, nil
 	}
 	out := s.newFunc()
-	if err := s.storage.Delete(ctx, key, out, pre, s.validateDeletion(validate), existing); err != nil {
+	if err := s.storage.Delete(ctx, key, out, pre, s.validateDeletion(validate, existing), existing); err != nil {
 		return nil, false, s.interpretError(err, name)
 	}
 	return s.deleteResult(out), true, nil
@@ -184,11 +184,24 @@ func (s *Store) deleteResult(obj runtime.Object) runtime.Object {
 	}
 }
 
-func (s *Store) validateDeletion(validate rest.ValidateObjectFunc) storage.ValidateObjectFunc {
+// validateDeletion admits the object storage deletes, unless it is the
+// version checked already: admission (webhooks included) runs once per
+// object deleted, as in kube, and again only for an object that changed
+// in between.
+func (s *Store) validateDeletion(validate rest.ValidateObjectFunc, checked runtime.Object) storage.ValidateObjectFunc {
 	if validate == nil {
 		return nil
 	}
-	return func(ctx context.Context, obj runtime.Object) error { return validate(ctx, obj) }
+	checkedRV := ""
+	if m, err := meta.Accessor(checked); err == nil {
+		checkedRV = m.GetResourceVersion()
+	}
+	return func(ctx context.Context, obj runtime.Object) error {
+		if m, err := meta.Accessor(obj); err == nil && checkedRV != "" && m.GetResourceVersion() == checkedRV {
+			return nil
+		}
+		return validate(ctx, obj)
+	}
 }
 
 func preconditionsOf(opts *metav1.DeleteOptions) *storage.Preconditions {

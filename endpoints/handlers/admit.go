@@ -57,8 +57,9 @@ func (s *Scope) updateValidation(dryRun bool) rest.ValidateObjectUpdateFunc {
 	}
 }
 
-// deleteValidation is validating admission for a delete, which sees the
-// delete's options.
+// deleteValidation is admission for a delete, mutating then validating,
+// run by storage on each object it deletes (each of a deletecollection's
+// too) with the object and the delete's options, as kube runs it.
 func (s *Scope) deleteValidation(name string, opts *metav1.DeleteOptions) rest.ValidateObjectFunc {
 	if s.Admission == nil {
 		return nil
@@ -66,6 +67,9 @@ func (s *Scope) deleteValidation(name string, opts *metav1.DeleteOptions) rest.V
 	return func(ctx context.Context, old runtime.Object) error {
 		a := s.attributes(ctx, admission.Delete, name, nil, old, len(opts.DryRun) > 0)
 		a.Options = opts
+		if err := s.Admission.Admit(ctx, a); err != nil {
+			return err
+		}
 		return s.Admission.Validate(ctx, a)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/registry/rest"
 )
@@ -20,11 +19,6 @@ func (s *Scope) Delete(w http.ResponseWriter, r *http.Request, name string) {
 	}
 	opts, err := s.deleteOptions(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	// Mutating admission sees a delete without objects, as in kube.
-	if err := s.mutate(r.Context(), admission.Delete, name, nil, nil, len(opts.DryRun) > 0); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

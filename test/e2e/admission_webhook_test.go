@@ -210,6 +210,11 @@ func TestAdmissionWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 30*time.Second, "delete webhook in force", func(ctx context.Context) (bool, error) {
+		// A delete before the webhook is in force goes through: "a" is
+		// made again for the next try.
+		if _, err := e.c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return false, err
+		}
 		err := e.c.CoreV1().ConfigMaps(ns).Delete(ctx, "a", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](7)})
 		return err != nil && strings.Contains(err.Error(), "kept"), nil
 	})
