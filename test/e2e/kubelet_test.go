@@ -164,3 +164,31 @@ func TestKubeletDiscovery(t *testing.T) {
 		t.Errorf("not listed: %v", want)
 	}
 }
+
+// TestKubeletUnreachable: a kubelet that refuses the server's missing
+// client certificate, and a node whose kubelet port is closed, give
+// errors at once, not hung requests.
+func TestKubeletUnreachable(t *testing.T) {
+	k := kubelettest.Start(t)
+	// No --kubelet-client-certificate: the kubelet refuses the handshake.
+	e := start(t, "--kubelet-certificate-authority", k.CAFile)
+	ke := &kubeletEnv{env: e, k: k, ns: e.namespace(t)}
+	ke.node(t, k.Node("node-1"))
+	closed := k.Node("node-2")
+	closed.Status.DaemonEndpoints.KubeletEndpoint.Port = int32(freePort(t))
+	ke.node(t, closed)
+	for node, pod := range map[string]string{"node-1": "refused", "node-2": "closed"} {
+		ke.pod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: pod}, Spec: corev1.PodSpec{NodeName: node,
+			Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}})
+		k.AppendLog(ke.ns, pod, "c", "never read\n")
+		out, stderr, err := ke.kubectl(t, nil, "logs", pod)
+		t.Logf("kubectl logs %s: %s", pod, stderr)
+		if err == nil || out != "" || !strings.Contains(stderr, "Error from server") {
+			t.Errorf("kubectl logs %s: %q, %v\n%s", pod, out, err, stderr)
+		}
+		_, stderr, err = ke.kubectl(t, nil, "exec", pod, "--", "true")
+		if err == nil {
+			t.Errorf("kubectl exec %s succeeded\n%s", pod, stderr)
+		}
+	}
+}
