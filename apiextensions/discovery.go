@@ -74,7 +74,7 @@ func discoveryGroup(group string, crds []*apiextv1.CustomResourceDefinition) dis
 		versions = append(versions, v)
 	}
 	sort.Slice(versions, func(i, j int) bool { return version.CompareKubeAwareVersionStrings(versions[i], versions[j]) > 0 })
-	g := discovery.Group{Name: group, Priority: priorityCustomResources}
+	g := discovery.Group{Name: group, Priority: priorityCustomResources, KindVersions: true}
 	for _, v := range versions {
 		rs := byVersion[v]
 		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Name < rs[j].Name })

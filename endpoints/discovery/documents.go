@@ -102,16 +102,20 @@ func aggregatedGroup(g *Group) apidiscoveryv2.APIGroupDiscovery {
 	for _, v := range g.Versions {
 		av := apidiscoveryv2.APIVersionDiscovery{Version: v.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
 		parents := map[string]int{}
+		kindGroup, kindVersion := "", ""
+		if g.KindVersions {
+			kindGroup, kindVersion = g.Name, v.Version
+		}
 		for _, r := range v.Resources {
 			parent, sub, isSub := strings.Cut(r.Name, "/")
 			if !isSub {
 				parents[parent] = len(av.Resources)
-				av.Resources = append(av.Resources, aggregatedResource(g.Name, v.Version, r))
+				av.Resources = append(av.Resources, aggregatedResource(kindGroup, kindVersion, r))
 				continue
 			}
 			if i, ok := parents[parent]; ok {
 				av.Resources[i].Subresources = append(av.Resources[i].Subresources, apidiscoveryv2.APISubresourceDiscovery{
-					Subresource: sub, ResponseKind: responseKind(g.Name, v.Version, r), Verbs: r.Verbs,
+					Subresource: sub, ResponseKind: responseKind(kindGroup, kindVersion, r), Verbs: r.Verbs,
 				})
 			}
 		}
@@ -120,6 +124,8 @@ func aggregatedGroup(g *Group) apidiscoveryv2.APIGroupDiscovery {
 	return out
 }
 
+// aggregatedResource is r in aggregated discovery; group and version name
+// the response kind's when r does not ("" for kube's built-in groups).
 func aggregatedResource(group, version string, r metav1.APIResource) apidiscoveryv2.APIResourceDiscovery {
 	scope := apidiscoveryv2.ScopeCluster
 	if r.Namespaced {
@@ -132,9 +138,8 @@ func aggregatedResource(group, version string, r metav1.APIResource) apidiscover
 }
 
 func responseKind(group, version string, r metav1.APIResource) *metav1.GroupVersionKind {
-	gvk := &metav1.GroupVersionKind{Group: group, Version: version, Kind: r.Kind}
 	if r.Group != "" || r.Version != "" {
-		gvk.Group, gvk.Version = r.Group, r.Version
+		return &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
 	}
-	return gvk
+	return &metav1.GroupVersionKind{Group: group, Version: version, Kind: r.Kind}
 }

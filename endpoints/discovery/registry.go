@@ -18,6 +18,10 @@ type Group struct {
 	Priority int
 	// Versions are the served versions, preferred first.
 	Versions []Version
+	// KindVersions names the group and version of every response kind in
+	// aggregated discovery, as kube's CRD server does; kube's built-in
+	// groups name them only for a kind of another group (Scale, Eviction).
+	KindVersions bool
 }
 
 // Version is one version of a group and its resources. Subresources are
