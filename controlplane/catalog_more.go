@@ -19,6 +19,7 @@ import (
 	"github.com/capstan-io/capstan/apis/core"
 	"github.com/capstan-io/capstan/apis/node"
 	"github.com/capstan-io/capstan/apis/scheduling"
+	"github.com/capstan-io/capstan/authz"
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/internal/parallel"
 	"github.com/capstan-io/capstan/registry"
@@ -77,13 +78,14 @@ func (f *storeBuilder) nodeGroup() (builtGroup, error) {
 
 // certificatesGroup is certificates.k8s.io/v1, with the approval
 // subresource of requests besides their status.
-func (f *storeBuilder) certificatesGroup() (builtGroup, error) {
+func (f *storeBuilder) certificatesGroup(az authz.Authorizer) (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "certificatesigningrequests", kind: "CertificateSigningRequest", strategy: certificates.CSRStrategy{},
 			shortNames: []string{"csr"}, status: certificates.CSRStatusStrategy{},
 			new:     func() runtime.Object { return &certificatesv1.CertificateSigningRequest{} },
 			newList: func() runtime.Object { return &certificatesv1.CertificateSigningRequestList{} }},
 	}
+	specs = append(specs, trustSpecs(az)...)
 	bg, err := f.buildGroup(certificatesv1.GroupName, priorityCertificates, certificatesv1.SchemeGroupVersion, specs)
 	if err != nil {
 		return bg, err

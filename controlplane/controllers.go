@@ -1,5 +1,7 @@
 package controlplane
 
+import "github.com/capstan-io/capstan/controlplane/controllers/storageversionmigrator"
+
 // The control loops capstan runs in-process that kube leaves to
 // kube-controller-manager, named as kube-controller-manager names them so
 // that --controllers reads the same on both.
@@ -14,6 +16,7 @@ const (
 	PVProtectionController           = "persistentvolume-protection-controller"
 	VAPStatusController              = "validatingadmissionpolicy-status-controller"
 	ServiceAccountTokenController    = "serviceaccount-token-controller"
+	StorageVersionMigratorController = storageversionmigrator.Name
 )
 
 // InProcessControllers are the loops above, each with the aliases
@@ -29,6 +32,7 @@ var InProcessControllers = map[string][]string{
 	PVProtectionController:           {"pv-protection"},
 	ServiceAccountTokenController:    {"serviceaccount-token"},
 	VAPStatusController:              {},
+	StorageVersionMigratorController: {"svm"},
 }
 
 // DisabledControllers names the in-process loops not to run (by their

@@ -14,6 +14,7 @@ import (
 	"github.com/capstan-io/capstan/apis/events"
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/server"
 )
 
 // Group priorities, as kube's APIService priorities order /apis.
@@ -30,7 +31,8 @@ type builtGroup struct {
 }
 
 // coreGroup is core/v1; evictions consult budgets.
-func (f *storeBuilder) coreGroup(eventTTL time.Duration, budgets core.DisruptionBudgets, policy core.PodPolicy, kubelets *core.Kubelets) (builtGroup, error) {
+func (f *storeBuilder) coreGroup(eventTTL time.Duration, budgets core.DisruptionBudgets, policy core.PodPolicy, kubelets *core.Kubelets,
+	checks []server.HealthCheck) (builtGroup, error) {
 	gv := corev1.SchemeGroupVersion
 	specs := []resourceSpec{
 		{name: "namespaces", kind: "Namespace", strategy: core.NamespaceStrategy{}, shortNames: []string{"ns"},
@@ -51,6 +53,12 @@ func (f *storeBuilder) coreGroup(eventTTL time.Duration, budgets core.Disruption
 	if err != nil {
 		return bg, err
 	}
+	// kube serves no deletecollection of namespaces.
+	for i := range bg.group.Versions[0].Resources {
+		if r := &bg.group.Versions[0].Resources[i]; r.Name == "namespaces" {
+			r.Storage = withoutDeleteCollection{bg.stores["namespaces"]}
+		}
+	}
 	// namespaces/finalize takes only updates, of spec.finalizers.
 	finalize := endpoints.Resource{Name: "namespaces/finalize", Kind: "Namespace",
 		Storage: bg.stores["namespaces"].UpdateOnly(core.NamespaceFinalizeStrategy{})}
@@ -61,6 +69,7 @@ func (f *storeBuilder) coreGroup(eventTTL time.Duration, budgets core.Disruption
 		kubelets.Pods, kubelets.Nodes = bg.stores["pods"], bg.stores["nodes"]
 		v.Resources = append(v.Resources, kubeletSubresources(kubelets)...)
 	}
+	v.Resources = append(v.Resources, legacyCoreResources(bg.stores["pods"], checks)...)
 	return bg, nil
 }
 
@@ -106,3 +115,11 @@ func fixedTTL(d time.Duration) func(runtime.Object) uint64 {
 	}
 	return func(runtime.Object) uint64 { return uint64(d.Seconds()) }
 }
+
+// withoutDeleteCollection serves a store without its DeleteCollection: the
+// method below, of another signature, hides the store's, so the wrapper is
+// no rest.CollectionDeleter and discovery and routing offer no
+// deletecollection.
+type withoutDeleteCollection struct{ *registry.Store }
+
+func (withoutDeleteCollection) DeleteCollection() {}

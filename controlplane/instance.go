@@ -26,6 +26,7 @@ import (
 
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
 	"github.com/capstan-io/capstan/apis/policy"
+	"github.com/capstan-io/capstan/apis/resource"
 	"github.com/capstan-io/capstan/controlplane/controllers/garbagecollector"
 	"github.com/capstan-io/capstan/controlplane/controllers/namespace"
 	"github.com/capstan-io/capstan/internal/parallel"
@@ -93,7 +94,8 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	core, err := c.stores.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.Workloads.Pods, c.kubelets())
+	core, err := c.stores.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.Workloads.Pods, c.kubelets(),
+		c.Generic.Health.Checks)
 	if err != nil {
 		return nil, err
 	}
@@ -113,12 +115,16 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		func() (builtGroup, error) { return c.authenticationGroup(), nil },
 		c.stores.schedulingGroup,
 		c.stores.nodeGroup,
-		c.stores.certificatesGroup,
+		func() (builtGroup, error) { return c.stores.certificatesGroup(c.Generic.Authorization) },
 		c.stores.autoscalingGroup,
 		c.stores.discoveryGroup,
 		c.stores.storageGroup,
 		c.stores.flowcontrolGroup,
 		c.stores.admissionregistrationGroup,
+		func() (builtGroup, error) {
+			return c.stores.resourceGroup(resource.Access{Namespaces: resource.NamespaceGetter(namespaceGetter(core.stores["namespaces"])), Authorizer: c.Generic.Authorization})
+		},
+		c.stores.storageMigrationGroup,
 	} {
 		g, err := build()
 		if err != nil {
@@ -170,6 +176,9 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		return c.runAuthenticationTrust(hc)
 	})
 	s.AddPostStartHook("priority-and-fairness-config-producer", c.produceAPFConfiguration)
+	if c.Disabled.Runs(StorageVersionMigratorController) {
+		s.AddPostStartHook("start-"+StorageVersionMigratorController, c.runStorageVersionMigrator)
+	}
 	return &Instance{Server: s}, nil
 }
 

@@ -26,6 +26,7 @@ func (f *storeBuilder) storageGroup() (builtGroup, error) {
 			status:  storageapi.VolumeAttachmentStatusStrategy{},
 			new:     func() runtime.Object { return &storagev1.VolumeAttachment{} },
 			newList: func() runtime.Object { return &storagev1.VolumeAttachmentList{} }},
+		volumeAttributesClassSpec(),
 	}
 	return f.buildGroup(storagev1.GroupName, priorityStorage, storagev1.SchemeGroupVersion, specs)
 }

@@ -44,13 +44,15 @@ func coreWorkloadSpecs(policy core.PodPolicy) []resourceSpec {
 	}
 }
 
-// podSubresources are pods/binding, pods/eviction (which consults budgets)
-// and pods/ephemeralcontainers.
+// podSubresources are pods/binding, pods/eviction (which consults budgets),
+// pods/ephemeralcontainers and pods/resize.
 func podSubresources(pods *registry.Store, budgets core.DisruptionBudgets, policy core.PodPolicy) []endpoints.Resource {
 	return []endpoints.Resource{
 		{Name: "pods/binding", Kind: "Binding", Storage: core.NewBindingREST(pods), NoFieldManager: true},
 		{Name: "pods/eviction", Kind: "Eviction", KindGroupVersion: &policyV1, Storage: core.NewEvictionREST(pods, budgets), NoFieldManager: true},
 		{Name: "pods/ephemeralcontainers", Kind: "Pod", Storage: pods.Subresource(core.EphemeralContainersStrategy{PodStrategy: core.PodStrategy{Policy: policy}}),
+			Defaulter: defaulter(core.PodStrategy{})},
+		{Name: "pods/resize", Kind: "Pod", Storage: pods.Subresource(core.PodResizeStrategy{PodStrategy: core.PodStrategy{Policy: policy}}),
 			Defaulter: defaulter(core.PodStrategy{})},
 	}
 }

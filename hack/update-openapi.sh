@@ -44,7 +44,9 @@ api_pkgs=(
   k8s.io/api/policy/v1
   k8s.io/api/rbac/v1
   k8s.io/api/scheduling/v1
+  k8s.io/api/resource/v1
   k8s.io/api/storage/v1
+  k8s.io/api/storagemigration/v1
   # batch/v1's Job refers to workload scheduling types of this one
   k8s.io/api/scheduling/v1alpha3
 )

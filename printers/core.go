@@ -29,6 +29,7 @@ var coreConvertors = map[schema.GroupVersionKind]rest.TableConvertor{
 	coreKind("Node"):                  New(nodeColumns, nodeRow),
 	coreKind("PersistentVolume"):      New(persistentVolumeColumns, persistentVolumeRow),
 	coreKind("PersistentVolumeClaim"): New(persistentVolumeClaimColumns, persistentVolumeClaimRow),
+	coreKind("ComponentStatus"):       New(componentStatusColumns, componentStatusRow),
 	coreKind("ResourceQuota"):         New(resourceQuotaColumns, resourceQuotaRow),
 }
 
@@ -213,4 +214,28 @@ func resourceQuotaRow(q *corev1.ResourceQuota, now time.Time) (metav1.TableRow, 
 		}
 	}
 	return rowOf(q.Name, strings.Join(requests, ", "), strings.Join(limits, ", "), since(q.CreationTimestamp, now))
+}
+
+var componentStatusColumns = []metav1.TableColumnDefinition{
+	nameColumn(),
+	column("Status", "string", "Status of the component conditions"),
+	column("Message", "string", "Message of the component conditions"),
+	column("Error", "string", "Error of the component conditions"),
+}
+
+// componentStatusRow shows the Healthy condition: Healthy when true,
+// Unhealthy otherwise, Unknown without one.
+func componentStatusRow(s *corev1.ComponentStatus, _ time.Time) (metav1.TableRow, error) {
+	status, message, errText := "Unknown", "", ""
+	for _, c := range s.Conditions {
+		if c.Type == corev1.ComponentHealthy {
+			status = "Unhealthy"
+			if c.Status == corev1.ConditionTrue {
+				status = "Healthy"
+			}
+			message, errText = c.Message, c.Error
+			break
+		}
+	}
+	return rowOf(s.Name, status, message, errText)
 }

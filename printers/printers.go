@@ -120,6 +120,7 @@ var convertors = merge(
 	autoscalingConvertors, policyConvertors, networkingConvertors, discoveryConvertors,
 	storageConvertors, schedulingConvertors, nodeConvertors, certificatesConvertors,
 	rbacConvertors, flowcontrolConvertors, admissionregistrationConvertors, apiregistrationConvertors,
+	resourceConvertors, apis137Convertors,
 )
 
 func merge(groups ...map[schema.GroupVersionKind]rest.TableConvertor) map[schema.GroupVersionKind]rest.TableConvertor {

@@ -36,7 +36,7 @@ func (p *Approval) Validate(ctx context.Context, a *admission.Attributes) error 
 	if err != nil {
 		return err
 	}
-	if !mayActForSigner(ctx, p.authz, "approve", csr.Spec.SignerName) {
+	if !MayActForSigner(ctx, p.authz, "approve", csr.Spec.SignerName) {
 		return forbidden(a, fmt.Errorf("user not permitted to approve requests with signerName %q", csr.Spec.SignerName))
 	}
 	return nil

@@ -56,7 +56,7 @@ func (p *Attest) Validate(ctx context.Context, a *admission.Attributes) error {
 	if a.Operation == admission.Update && a.OldObject != nil && rbac.OnlyGCFieldsChange(a.Object, a.OldObject) {
 		return nil
 	}
-	if !mayActForSigner(ctx, p.authz, "attest", signer) {
+	if !MayActForSigner(ctx, p.authz, "attest", signer) {
 		return forbidden(a, fmt.Errorf("user not permitted to attest for signerName %q", signer))
 	}
 	return nil

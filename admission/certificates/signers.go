@@ -29,10 +29,10 @@ func isCSR(a *admission.Attributes, sub string) bool {
 	return a.Resource.GroupResource() == csrs && a.Subresource == sub
 }
 
-// mayActForSigner asks authz whether the request's user has verb on the
+// MayActForSigner asks authz whether the request's user has verb on the
 // signers resource named signerName, or else on its domain's wildcard
 // ("example.com/*"), as RBAC rules for signers are written either way.
-func mayActForSigner(ctx context.Context, az authz.Authorizer, verb, signerName string) bool {
+func MayActForSigner(ctx context.Context, az authz.Authorizer, verb, signerName string) bool {
 	u, ok := authn.UserFrom(ctx)
 	if !ok {
 		return false

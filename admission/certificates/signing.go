@@ -47,7 +47,7 @@ func (p *Signing) Validate(ctx context.Context, a *admission.Attributes) error {
 		equality.Semantic.DeepEqual(old.Status.Conditions, csr.Status.Conditions) {
 		return nil
 	}
-	if !mayActForSigner(ctx, p.authz, "sign", old.Spec.SignerName) {
+	if !MayActForSigner(ctx, p.authz, "sign", old.Spec.SignerName) {
 		return forbidden(a, fmt.Errorf("user not permitted to sign requests with signerName %q", old.Spec.SignerName))
 	}
 	return nil

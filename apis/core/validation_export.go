@@ -51,3 +51,16 @@ func ValidateInlinePersistentVolumeSpec(spec *corev1.PersistentVolumeSpec, fldPa
 func ValidateCSIDriverName(name string, fldPath *field.Path) field.ErrorList {
 	return validateCSIDriverName(name, fldPath)
 }
+
+// ValidateNodeSelector validates a required node selector: at least one
+// term, and valid requirements on labels and fields.
+func ValidateNodeSelector(s *corev1.NodeSelector, fldPath *field.Path) field.ErrorList {
+	return validateNodeSelector(s, fldPath)
+}
+
+// IsExtendedResourceName reports whether name is an extended resource: a
+// qualified name outside the kubernetes.io domains, not prefixed
+// "requests.".
+func IsExtendedResourceName(name corev1.ResourceName) bool {
+	return isExtendedResource(name)
+}

@@ -44,6 +44,11 @@ func (s *Scope) Create(w http.ResponseWriter, r *http.Request, name string) {
 		s.writeError(w, r, err)
 		return
 	}
+	// A Status answer (a binding's) carries the code it is sent with, as
+	// kube's does.
+	if status, ok := out.(*metav1.Status); ok && status.Code == 0 {
+		status.Code = http.StatusCreated
+	}
 	s.writeObject(w, r, http.StatusCreated, out)
 }
 
