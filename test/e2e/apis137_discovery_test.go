@@ -27,7 +27,7 @@ const kubeDiscovery = "testdata/kube-discovery"
 var (
 	// awaitingKubelet: the node-facing subresources (issue 21, item 3).
 	awaitingKubelet = []string{
-		"v1 pods/attach", "v1 pods/exec", "v1 pods/portforward", "v1 pods/proxy",
+		"v1 pods/proxy",
 		"v1 nodes/proxy", "v1 services/proxy",
 	}
 )
