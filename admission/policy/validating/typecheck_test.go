@@ -9,7 +9,9 @@ import (
 )
 
 func TestRuleResources(t *testing.T) {
-	gvr := func(g, v, r string) schema.GroupVersionResource { return schema.GroupVersionResource{Group: g, Version: v, Resource: r} }
+	gvr := func(g, v, r string) schema.GroupVersionResource {
+		return schema.GroupVersionResource{Group: g, Version: v, Resource: r}
+	}
 	for _, tc := range []struct {
 		name string
 		rule arv1.Rule
