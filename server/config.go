@@ -67,7 +67,7 @@ type Config struct {
 	Health HealthConfig
 	// Shutdown is how the server stops serving.
 	Shutdown ShutdownConfig
-	// Debug is where profiles are served.
+	// Debug is where profiles are served, and whether requests are logged.
 	Debug DebugConfig
 	// Metrics is what /metrics shows.
 	Metrics metrics.Options
@@ -101,13 +101,15 @@ type ShutdownConfig struct {
 	WatchTerminationGracePeriod time.Duration
 }
 
-// DebugConfig is where pprof is served.
+// DebugConfig is where pprof is served, and whether requests are logged.
 type DebugConfig struct {
 	// SocketPath, if set, serves pprof on a unix socket, unauthenticated.
 	SocketPath string
 	// Profiling serves pprof at /debug/pprof on the secure port, to those
 	// allowed the nonResourceURL; ContentionProfiling adds block profiles.
 	Profiling, ContentionProfiling bool
+	// RequestLog logs every request, as kube does from -v=3.
+	RequestLog bool
 }
 
 // ServingConfig is how the server listens.

@@ -109,6 +109,7 @@ func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
 	}
 	return filters.Chain(h,
 		filters.WithAuditID(c.Audit),
+		filters.WithHTTPLog(c.Logger, c.Debug.RequestLog),
 		filters.WithPanicRecovery(c.Logger),
 		filters.WithRequestInfo(request.NewParser()),
 		filters.WithMetrics(),
