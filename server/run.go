@@ -44,9 +44,12 @@ func (s *Server) PrepareRun() *PreparedServer {
 	s.Handle("/api", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.config.Discovery.ServeRoot(w, r, true, addr)
 	}))
-	s.Handle("/apis", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	apis := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.config.Discovery.ServeRoot(w, r, false, addr)
-	}))
+	})
+	// kube's aggregator serves the group list at /apis/ too.
+	s.Handle("/apis", apis)
+	s.Handle("/apis/{$}", apis)
 	if s.config.OpenAPI != nil {
 		openapi.NewService(openapi.Config{
 			Registry: s.config.Discovery, Catalog: s.config.OpenAPI, Serializer: s.config.Codecs.Serializer,

@@ -161,7 +161,7 @@ func (s *Server) muxServes(r *http.Request) bool {
 	if pattern == "" {
 		return false
 	}
-	metrics.RoutedPath(r.Context(), r.Method, pattern, pattern == "/api" || pattern == "/apis")
+	metrics.RoutedPath(r.Context(), r.Method, pattern, pattern == "/api" || pattern == "/apis" || pattern == "/apis/{$}")
 	return true
 }
 

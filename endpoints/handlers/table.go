@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/capstan-io/capstan/registry/rest"
 )
 
 // shapesFor are the shapes an answer of obj may take: tables and metadata
@@ -16,10 +18,25 @@ func (s *Scope) shapesFor(obj runtime.Object) shapes {
 	if s.Subresource != "" && s.Subresource != "status" {
 		return shapes{}
 	}
+	table := s.servesTables()
 	if meta.IsListType(obj) {
-		return shapes{table: true, metadataList: true}
+		return shapes{table: table, metadataList: true}
 	}
-	return shapes{table: true, metadata: true}
+	return shapes{table: table, metadata: true}
+}
+
+// servesTables reports whether the resource has tables: one that can be
+// listed or has a table of its own, as kube requires of a Table answer. A
+// create-only resource (a review, say) answers a Table request with 406.
+func (s *Scope) servesTables() bool {
+	if s.Table != nil || s.Subresource == "status" {
+		return true
+	}
+	switch s.Storage.(type) {
+	case rest.Lister, rest.TableConvertor:
+		return true
+	}
+	return false
 }
 
 // toTable converts obj (an object or a list) into a Table, with each row's

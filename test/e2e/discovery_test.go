@@ -26,11 +26,13 @@ func TestLegacyDiscovery(t *testing.T) {
 	if versions.Kind != "APIVersions" || !slices.Equal(versions.Versions, []string{"v1"}) || len(versions.ServerAddressByClientCIDRs) != 1 {
 		t.Errorf("/api = %+v", versions)
 	}
-	var groups metav1.APIGroupList
-	get("/apis", &groups)
-	i := slices.IndexFunc(groups.Groups, func(g metav1.APIGroup) bool { return g.Name == "coordination.k8s.io" })
-	if groups.Kind != "APIGroupList" || i < 0 || groups.Groups[i].PreferredVersion.GroupVersion != "coordination.k8s.io/v1" {
-		t.Fatalf("/apis = %+v", groups)
+	for _, path := range []string{"/apis", "/apis/"} { // kube serves both
+		var groups metav1.APIGroupList
+		get(path, &groups)
+		i := slices.IndexFunc(groups.Groups, func(g metav1.APIGroup) bool { return g.Name == "coordination.k8s.io" })
+		if groups.Kind != "APIGroupList" || i < 0 || groups.Groups[i].PreferredVersion.GroupVersion != "coordination.k8s.io/v1" {
+			t.Fatalf("%s = %+v", path, groups)
+		}
 	}
 	var group metav1.APIGroup
 	get("/apis/coordination.k8s.io", &group)

@@ -58,3 +58,18 @@ func TestTable(t *testing.T) {
 		}
 	}
 }
+
+// TestTableRefusedWithoutTables: a resource that cannot be listed and has
+// no table (a SelfSubjectAccessReview) answers a Table request with 406,
+// as kube does (the conformance spec "should return a 406 for a backend
+// which does not implement metadata").
+func TestTableRefusedWithoutTables(t *testing.T) {
+	e := start(t)
+	body := []byte(`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"nonResourceAttributes":{"path":"/","verb":"get"}}}`)
+	path := "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+	e.do(t, http.MethodPost, path, body, "Accept", tableAccept).wantStatus(t, http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+		"only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf")
+	if r := e.do(t, http.MethodPost, path, body, "Accept", tableAccept+", application/json"); r.code != http.StatusCreated {
+		t.Errorf("with JSON as the fallback: %d %.300s", r.code, r.body)
+	}
+}
