@@ -189,8 +189,13 @@ func (s *Scope) applyServerSide(w http.ResponseWriter, r *http.Request, patch []
 	if err != nil {
 		return nil, err
 	}
-	if err := s.prune(r.Context(), validation, patchObj.GroupVersionKind(), patchObj); err != nil {
-		return nil, err
+	// Strict apply keeps the unknown fields: the typed conversion of the
+	// apply configuration refuses them, with kube's ".field: field not
+	// declared in schema".
+	if validation != validationStrict {
+		if err := s.prune(r.Context(), validation, patchObj.GroupVersionKind(), patchObj); err != nil {
+			return nil, err
+		}
 	}
 	live := old
 	if live == nil {

@@ -273,6 +273,16 @@ func TestCRDDryRunAndPatches(t *testing.T) {
 		t.Fatalf("first event = %s %v, want ADDED apple (nothing for the dry run)", ev.Type, ev.Object)
 	}
 
+	t.Run("strict apply of unknown fields", func(t *testing.T) {
+		body := []byte("apiVersion: api.example.com/v1\nkind: Fruit\nmetadata: {name: strict}\nunknownField: x\nspec: {color: red}\n")
+		_, err := fruits.Patch(ctx(t), "strict", types.ApplyPatchType, body, metav1.PatchOptions{FieldManager: "m", FieldValidation: "Strict"})
+		if err == nil || !strings.Contains(err.Error(), ".unknownField: field not declared in schema") {
+			t.Fatalf("strict apply with an unknown field: %v, want kube's \"field not declared in schema\"", err)
+		}
+		if _, err := fruits.Get(ctx(t), "strict", metav1.GetOptions{}); err == nil {
+			t.Fatal("the refused apply was stored")
+		}
+	})
 	t.Run("merge patch", func(t *testing.T) {
 		out, err := fruits.Patch(ctx(t), "apple", types.MergePatchType, []byte(`{"metadata":{"labels":{"a":null,"b":"2"}},"spec":{"color":"green","size":null}}`), metav1.PatchOptions{})
 		if err != nil {
