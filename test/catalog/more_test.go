@@ -15,10 +15,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/capstan-io/capstan/internal/testkit"
 )
@@ -87,10 +89,18 @@ func testVolumes(t *testing.T, c kubernetes.Interface) {
 }
 
 func testClaims(t *testing.T, c kubernetes.Interface) {
+	// Only a claim of a class that allows expansion may grow
+	// (PersistentVolumeClaimResize, on by default).
+	expandable := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "expandable"}, Provisioner: "example.com/disk",
+		AllowVolumeExpansion: ptr.To(true)}
+	if _, err := c.StorageV1().StorageClasses().Create(ctx, expandable, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	claims := c.CoreV1().PersistentVolumeClaims("default")
 	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claim"}, Spec: corev1.PersistentVolumeClaimSpec{
-		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-		Resources:   corev1.VolumeResourceRequirements{Requests: storage("1Gi")},
+		AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+		Resources:        corev1.VolumeResourceRequirements{Requests: storage("1Gi")},
+		StorageClassName: ptr.To("expandable"),
 	}}
 	got, err := claims.Create(ctx, pvc, metav1.CreateOptions{})
 	if err != nil {
