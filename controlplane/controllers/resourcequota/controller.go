@@ -64,9 +64,23 @@ func New(cfg Config) (*Controller, error) {
 	}
 	_, err := c.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueue,
-		UpdateFunc: func(_, obj any) { c.enqueue(obj) },
+		UpdateFunc: c.updated,
 	})
 	return c, err
+}
+
+// updated recounts a quota whose spec.hard changed, only: its status
+// changes are this loop's and admission's charges, and a recount started by
+// a charge could list the namespace before the charged object is stored
+// and write back the usage without it, letting the next write past the
+// quota. The resync recounts the rest, as kube's controller does.
+func (c *Controller) updated(old, obj any) {
+	o, ok1 := old.(*corev1.ResourceQuota)
+	q, ok2 := obj.(*corev1.ResourceQuota)
+	if ok1 && ok2 && equalLists(o.Spec.Hard, q.Spec.Hard) && equalLists(q.Status.Hard, q.Spec.Hard) {
+		return
+	}
+	c.enqueue(obj)
 }
 
 func (c *Controller) enqueue(obj any) {
