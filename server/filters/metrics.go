@@ -28,9 +28,14 @@ func WithMetrics() Filter {
 			if !LongRunning(info) {
 				defer metrics.Executing(mutatingVerbs[info.Verb])()
 			}
+			// Done reads the Content-Type (apply or patch): kept before
+			// serving, since a timed-out handler may still change the
+			// request's headers on another goroutine.
+			done := *r
+			done.Header = http.Header{"Content-Type": r.Header.Values("Content-Type")}
 			mw := &metricsWriter{ResponseWriter: w}
 			h.ServeHTTP(mw, r.WithContext(ctx))
-			rq.Done(r, info, mw.code(), mw.written)
+			rq.Done(&done, info, mw.code(), mw.written)
 		})
 	}
 }
