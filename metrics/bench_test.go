@@ -30,7 +30,7 @@ func BenchmarkRequestMetrics(b *testing.B) {
 		routed()
 		executed()
 		done()
-		rq.Done(r, info, 200, 512)
+		rq.Done(r, "", info, 200, 512)
 	}
 }
 

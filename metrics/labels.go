@@ -40,22 +40,22 @@ func ResourceLabels(r *http.Request, info *request.Info) Labels {
 		Resource: info.Resource, Subresource: info.Subresource, Scope: scopeLabel(info),
 		Component: "apiserver",
 	}
-	l.Verb = resourceVerb(r, info)
+	l.Verb = resourceVerb(r.Method, r.Header.Get("Content-Type"), info)
 	return l
 }
 
 // resourceVerb is kube's reported verb: the HTTP method, LIST and WATCH
 // for collections, APPLY for server-side apply, CONNECT for the streaming
 // subresources, "other" for anything else.
-func resourceVerb(r *http.Request, info *request.Info) string {
+func resourceVerb(method, contentType string, info *request.Info) string {
 	if connectSubresources[info.Subresource] {
 		return "CONNECT"
 	}
 	v, ok := resourceVerbs[info.Verb]
 	if !ok {
-		return methodVerb(r.Method)
+		return methodVerb(method)
 	}
-	if v == "PATCH" && r.Header.Get("Content-Type") == applyPatchType {
+	if v == "PATCH" && contentType == applyPatchType {
 		return "APPLY"
 	}
 	return v

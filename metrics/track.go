@@ -96,8 +96,10 @@ func SelfRequest(ctx context.Context) {
 
 // Done records a request the chain finished with code and size bytes
 // written: a request no handler took counts only if the server
-// terminated it, with its verb and scope and no resource.
-func (rq *Request) Done(r *http.Request, info *request.Info, code, size int) {
+// terminated it, with its verb and scope and no resource. contentType is
+// the request's, read before it was served: a terminated handler may
+// still be changing the request's headers.
+func (rq *Request) Done(r *http.Request, contentType string, info *request.Info, code, size int) {
 	l := rq.labels.Load()
 	term := int(rq.terminated.Load())
 	if term != 0 {
@@ -105,7 +107,7 @@ func (rq *Request) Done(r *http.Request, info *request.Info, code, size int) {
 		if l == nil {
 			l = &Labels{Verb: methodVerb(r.Method), Scope: scopeLabel(info), DryRun: dryRunLabel(r.URL), Component: "apiserver"}
 			if info.IsResourceRequest {
-				l.Verb = resourceVerb(r, &request.Info{Verb: info.Verb})
+				l.Verb = resourceVerb(r.Method, contentType, &request.Info{Verb: info.Verb})
 			}
 		}
 		terminations.WithLabelValues(l.Verb, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, l.Component, codeLabel(code)).Inc()

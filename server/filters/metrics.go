@@ -28,14 +28,12 @@ func WithMetrics() Filter {
 			if !LongRunning(info) {
 				defer metrics.Executing(mutatingVerbs[info.Verb])()
 			}
-			// Done reads the Content-Type (apply or patch): kept before
-			// serving, since a timed-out handler may still change the
-			// request's headers on another goroutine.
-			done := *r
-			done.Header = http.Header{"Content-Type": r.Header.Values("Content-Type")}
+			// Read before serving: a timed-out handler may still change
+			// the request's headers on another goroutine.
+			contentType := r.Header.Get("Content-Type")
 			mw := &metricsWriter{ResponseWriter: w}
 			h.ServeHTTP(mw, r.WithContext(ctx))
-			rq.Done(&done, info, mw.code(), mw.written)
+			rq.Done(r, contentType, info, mw.code(), mw.written)
 		})
 	}
 }
