@@ -52,6 +52,12 @@ type Attributes struct {
 	// Reinvocation is the state of a mutating chain that may run twice;
 	// Chain.Admit sets it.
 	Reinvocation *Reinvocation
+	// Versions, when set, are the resource's other served versions, which
+	// webhooks and policies with matchPolicy Equivalent match.
+	Versions *Versions
+	// Requested is the write as requested when these attributes are its
+	// view at another version (AsVersion); nil otherwise.
+	Requested *Attributes
 }
 
 // Mutator may change a write's object.
@@ -71,8 +77,24 @@ type Handles interface {
 }
 
 // Chain runs plugins in order: every Mutator first, then every Validator.
-// A plugin may be both. The zero Chain admits everything.
+// A plugin may be both, and may be given as a Named plugin. The zero
+// Chain admits everything.
 type Chain []any
+
+// Named is a plugin under kube's name for it, the name its durations are
+// recorded by (apiserver_admission_controller_admission_duration_seconds).
+type Named struct {
+	Name   string
+	Plugin any
+}
+
+// unname returns p's name ("" if it has none) and the plugin itself.
+func unname(p any) (string, any) {
+	if n, ok := p.(Named); ok {
+		return n.Name, n.Plugin
+	}
+	return "", p
+}
 
 // Admit runs the mutating plugins, and runs them all once more when a
 // webhook or policy asks for it (Reinvocation).
@@ -93,12 +115,18 @@ func (c Chain) Admit(ctx context.Context, a *Attributes) (err error) {
 
 func (c Chain) admitOnce(ctx context.Context, a *Attributes) error {
 	for _, p := range c {
+		name, p := unname(p)
 		m, ok := p.(Mutator)
 		if !ok || !handles(p, a.Operation) {
 			continue
 		}
-		if err := m.Admit(ctx, a); err != nil {
-			return err
+		start := time.Now()
+		err := m.Admit(ctx, a)
+		if name != "" {
+			metrics.AdmissionPlugin(name, "admit", string(a.Operation), start, err != nil)
+		}
+		if err != nil {
+			return asStatus(err)
 		}
 	}
 	return nil
@@ -108,12 +136,18 @@ func (c Chain) admitOnce(ctx context.Context, a *Attributes) error {
 func (c Chain) Validate(ctx context.Context, a *Attributes) (err error) {
 	defer func(start time.Time) { metrics.AdmissionStep("validate", string(a.Operation), start, err != nil) }(time.Now())
 	for _, p := range c {
+		name, p := unname(p)
 		v, ok := p.(Validator)
 		if !ok || !handles(p, a.Operation) {
 			continue
 		}
-		if err := v.Validate(ctx, a); err != nil {
-			return err
+		start := time.Now()
+		err := v.Validate(ctx, a)
+		if name != "" {
+			metrics.AdmissionPlugin(name, "validate", string(a.Operation), start, err != nil)
+		}
+		if err != nil {
+			return asStatus(err)
 		}
 	}
 	return nil

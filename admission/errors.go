@@ -1,8 +1,12 @@
 package admission
 
 import (
+	"errors"
+	"net/http"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // NewForbidden is kube's refusal of a write by a plugin: 403 Forbidden on
@@ -26,4 +30,20 @@ func NewForbidden(a *Attributes, err error) error {
 		}
 	}
 	return apierrors.NewForbidden(a.Resource.GroupResource(), name, err)
+}
+
+// asStatus is how kube answers a plugin's error: an API error as it is;
+// any other error (kube's AlwaysPullImages aggregate, PodTolerationRestriction's
+// whitelist conflict, a namespace annotation that does not parse...) as
+// kube's handler writes an error that is not a Status: a 500 with no
+// reason and the error's own message. Plugins return such errors plainly,
+// as kube's do, and the chain gives them kube's answer.
+func asStatus(err error) error {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return err
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonUnknown, Message: err.Error(),
+	}}
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
@@ -37,4 +38,12 @@ func (a *Attributes) ReplaceObject(data []byte) error {
 		a.Defaulter(a.Object)
 	}
 	return nil
+}
+
+// jsonOf encodes obj as JSON, an unstructured object by its content.
+func jsonOf(obj runtime.Object) ([]byte, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return json.Marshal(u.Object)
+	}
+	return json.Marshal(obj)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/capstan-io/capstan/apis/apiregistration"
 	"github.com/capstan-io/capstan/internal/workloop"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/proxy/serviceresolver"
 )
 
@@ -67,13 +68,14 @@ func newAvailability(client *rest.RESTClient, informer cache.SharedIndexInformer
 func (a *availability) changed(svc *apiregv1.APIService) {
 	a.routes.set(svc)
 	if svc.Spec.Service != nil && !apiregistration.IsAvailable(svc) {
-		a.discovery.drop(svc)
+		a.discovery.stale(svc)
 		a.openAPI.drop(svc)
 	}
 	a.queue.Add(svc.Name)
 }
 
 func (a *availability) gone(svc *apiregv1.APIService) {
+	metrics.ForgetAPIService(svc.Name)
 	a.routes.remove(svc)
 	a.discovery.drop(svc)
 	a.openAPI.drop(svc)
@@ -147,11 +149,16 @@ func (a *availability) sync(ctx context.Context, name string) (failed bool, err 
 				a.logger.Info("an APIService's OpenAPI document", "apiservice", svc.Name, "err", err)
 			}
 		} else {
-			a.discovery.drop(svc)
+			a.discovery.stale(svc)
 			a.openAPI.drop(svc)
 		}
 	}
 	failed = cond.Status != apiregv1.ConditionTrue
+	// The proxy acts on the check at once, not when the informer brings
+	// the status written below back: a client that read Available True
+	// from this server is proxied, not answered 503.
+	a.routes.setAvailable(svc, !failed)
+	metrics.APIServiceAvailability(svc.Name, apiregistration.IsAvailable(svc), !failed, cond.Reason)
 	if sameCondition(svc, cond) {
 		return failed, nil
 	}

@@ -101,10 +101,43 @@ func hasReadyEndpoint(slices []*discoveryv1.EndpointSlice, portName string) bool
 	return false
 }
 
-// discover GETs the APIService's discovery document from its Service, as
-// the aggregator (system:kube-aggregator in system:masters), following no
-// redirect.
+// discoveryAttempts is how many discovery checks of one APIService run at
+// once: as in kube, one passing is enough, so that a Service with one bad
+// endpoint among good ones (each attempt resolves again) stays available.
+const discoveryAttempts = 5
+
+// discover runs discoveryAttempts checks of svc's discovery document at once
+// and returns the document of the first that passes, or the error of the
+// last to fail when none does.
 func (a *availability) discover(ctx context.Context, svc *apiregv1.APIService, port int32) (*metav1.APIResourceList, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		doc *metav1.APIResourceList
+		err error
+	}
+	results := make(chan result, discoveryAttempts)
+	for range discoveryAttempts {
+		go func() {
+			doc, err := a.discoverOnce(ctx, svc, port)
+			results <- result{doc, err}
+		}()
+	}
+	var err error
+	for range discoveryAttempts {
+		r := <-results
+		if r.err == nil {
+			return r.doc, nil
+		}
+		err = r.err
+	}
+	return nil, err
+}
+
+// discoverOnce GETs the APIService's discovery document from its Service,
+// as the aggregator (system:kube-aggregator in system:masters), following
+// no redirect.
+func (a *availability) discoverOnce(ctx context.Context, svc *apiregv1.APIService, port int32) (*metav1.APIResourceList, error) {
 	t := a.routes.get(schema.GroupVersion{Group: svc.Spec.Group, Version: svc.Spec.Version})
 	if t == nil {
 		return nil, errors.New("no route")
@@ -131,7 +164,9 @@ func (a *availability) discover(ctx context.Context, svc *apiregv1.APIService, p
 	client := &http.Client{Transport: t.transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	res, err := client.Do(req)
 	if err != nil {
-		t.transport.CloseIdleConnections()
+		if !errors.Is(err, context.Canceled) { // not a sibling attempt's success
+			t.transport.CloseIdleConnections()
+		}
 		return nil, fmt.Errorf("failing or missing response from %v: %w", loc, err)
 	}
 	defer res.Body.Close()

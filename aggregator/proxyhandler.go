@@ -97,7 +97,7 @@ func (h *proxyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The backend owns the request now: a watch's seats go back at once,
 	// as kube's flow control lets go of delegated requests.
 	storage.WatchInitialized(ctx)
-	p := &proxy.Handler{Target: target, Transport: t.transport, UpgradeTransport: t.upgrade,
+	p := &proxy.Handler{Target: target, Transport: t.traced, UpgradeTransport: t.upgrade,
 		RejectRedirects: h.rejectRedirects, Responder: proxy.ErrorResponderFunc(unavailable), Logger: h.logger,
 		Rewrite: func(out *http.Request) {
 			out.Header.Del("Authorization")

@@ -33,22 +33,42 @@ type remoteVersion struct {
 	group, version                 string
 	groupPriority, versionPriority int32
 	resources                      []metav1.APIResource
+	stale                          bool // the last fetch failed
 }
 
 func newRemoteDiscovery(s discoveryGroups) *remoteDiscovery {
 	return &remoteDiscovery{server: s, byName: map[string]remoteVersion{}, groups: map[string]bool{}}
 }
 
-// set lists svc's group version with the resources of doc.
+// set lists svc's group version with the resources of doc, fetched now.
 func (d *remoteDiscovery) set(svc *apiregv1.APIService, doc *metav1.APIResourceList) {
-	if doc == nil {
-		d.drop(svc)
-		return
+	var resources []metav1.APIResource
+	if doc != nil {
+		resources = doc.APIResources
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.byName[svc.Name] = remoteVersion{group: svc.Spec.Group, version: svc.Spec.Version,
-		groupPriority: svc.Spec.GroupPriorityMinimum, versionPriority: svc.Spec.VersionPriority, resources: doc.APIResources}
+		groupPriority: svc.Spec.GroupPriorityMinimum, versionPriority: svc.Spec.VersionPriority, resources: resources}
+	d.rebuildLocked(svc.Spec.Group)
+}
+
+// stale lists svc's group version as kube's aggregator does when its
+// server cannot be reached: with the resources last fetched (none if never)
+// and marked Stale in aggregated discovery, so that clients learn the
+// version exists and that its resources may be out of date.
+func (d *remoteDiscovery) stale(svc *apiregv1.APIService) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	v := d.byName[svc.Name]
+	if v.group != svc.Spec.Group || v.version != svc.Spec.Version {
+		v = remoteVersion{group: svc.Spec.Group, version: svc.Spec.Version}
+	}
+	if v.stale && v.groupPriority == svc.Spec.GroupPriorityMinimum && v.versionPriority == svc.Spec.VersionPriority {
+		return
+	}
+	v.groupPriority, v.versionPriority, v.stale = svc.Spec.GroupPriorityMinimum, svc.Spec.VersionPriority, true
+	d.byName[svc.Name] = v
 	d.rebuildLocked(svc.Spec.Group)
 }
 
@@ -93,7 +113,7 @@ func (d *remoteDiscovery) rebuildLocked(group string) {
 	g := discovery.Group{Name: group}
 	for _, v := range versions {
 		g.Priority = max(g.Priority, int(v.groupPriority))
-		g.Versions = append(g.Versions, discovery.Version{Version: v.version, Resources: v.resources})
+		g.Versions = append(g.Versions, discovery.Version{Version: v.version, Resources: v.resources, Stale: v.stale})
 	}
 	d.server.SetDiscoveryGroup(g)
 	d.groups[group] = true

@@ -12,6 +12,7 @@ import (
 
 	"github.com/capstan-io/capstan/apis/apiregistration"
 	"github.com/capstan-io/capstan/proxy"
+	"github.com/capstan-io/capstan/tracing"
 )
 
 // remote is how requests for a remote APIService's group version travel.
@@ -22,22 +23,38 @@ type remote struct {
 	available          bool
 	// transport and upgrade reach the Service over TLS verified by
 	// caBundle, with the front-proxy client certificate; err, when set, is
-	// why they could not be built, told to clients.
+	// why they could not be built, told to clients. They are shared with
+	// the routes of the same tls (routes.shared).
 	transport, upgrade *http.Transport
-	err                error
-	tls                tlsKey // what transport was built from
+	// traced is transport passing a traced request's trace on.
+	traced http.RoundTripper
+	err    error
+	tls    tlsKey // what transport was built from
 }
 
 // routes holds the remote APIServices by group version.
 type routes struct {
 	cert *clientCert // nil without --proxy-client-cert-file
 
-	mu   sync.RWMutex // guards byGV
+	mu   sync.RWMutex // guards the fields below
 	byGV map[schema.GroupVersion]*remote
+	// shared holds the transports by what they are built from: the
+	// APIServices of one Service with the same TLS settings (the versions
+	// of one extension server) share its connections, as kube's transport
+	// cache shares them.
+	shared map[tlsKey]*sharedTransports
+}
+
+// sharedTransports are the transports of the routes with one tlsKey.
+type sharedTransports struct {
+	transport, upgrade *http.Transport
+	traced             http.RoundTripper
+	err                error
+	users              int
 }
 
 func newRoutes(cert *clientCert) *routes {
-	return &routes{cert: cert, byGV: map[schema.GroupVersion]*remote{}}
+	return &routes{cert: cert, byGV: map[schema.GroupVersion]*remote{}, shared: map[tlsKey]*sharedTransports{}}
 }
 
 func (r *routes) get(gv schema.GroupVersion) *remote {
@@ -66,7 +83,7 @@ func (r *routes) set(svc *apiregv1.APIService) {
 	old := r.byGV[gv]
 	if svc.Spec.Service == nil {
 		delete(r.byGV, gv)
-		closeIdle(old)
+		r.releaseLocked(old)
 		return
 	}
 	s := svc.Spec.Service
@@ -76,13 +93,35 @@ func (r *routes) set(svc *apiregv1.APIService) {
 	}
 	t := &remote{name: svc.Name, namespace: s.Namespace, service: s.Name, port: port, available: apiregistration.IsAvailable(svc)}
 	t.tls = tlsKeyOf(svc)
-	if old != nil && old.namespace == t.namespace && old.service == t.service && old.tls == t.tls {
-		t.transport, t.upgrade, t.err = old.transport, old.upgrade, old.err
-	} else {
-		closeIdle(old)
-		t.transport, t.upgrade, t.err = r.transports(svc)
+	shared := r.shared[t.tls]
+	if shared == nil {
+		shared = &sharedTransports{}
+		shared.transport, shared.upgrade, shared.err = r.transports(svc)
+		if shared.transport != nil {
+			shared.traced = tracing.Transport(shared.transport)
+		}
+		r.shared[t.tls] = shared
 	}
+	shared.users++
+	t.transport, t.upgrade, t.traced, t.err = shared.transport, shared.upgrade, shared.traced, shared.err
 	r.byGV[gv] = t
+	r.releaseLocked(old)
+}
+
+// setAvailable records the result of svc's latest availability check on
+// its route. A route is read without the lock once got, so it is replaced,
+// not changed.
+func (r *routes) setAvailable(svc *apiregv1.APIService, available bool) {
+	gv := schema.GroupVersion{Group: svc.Spec.Group, Version: svc.Spec.Version}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.byGV[gv]
+	if t == nil || t.name != svc.Name || t.available == available {
+		return
+	}
+	updated := *t
+	updated.available = available
+	r.byGV[gv] = &updated
 }
 
 // remove drops the route of a deleted APIService.
@@ -91,25 +130,41 @@ func (r *routes) remove(svc *apiregv1.APIService) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if t := r.byGV[gv]; t != nil && t.name == svc.Name {
-		closeIdle(t)
 		delete(r.byGV, gv)
+		r.releaseLocked(t)
 	}
 }
 
-func closeIdle(t *remote) {
-	if t != nil && t.transport != nil {
-		t.transport.CloseIdleConnections()
+// releaseLocked drops t's use of its transports, closing their idle
+// connections when no route uses them any more.
+func (r *routes) releaseLocked(t *remote) {
+	if t == nil {
+		return
+	}
+	shared := r.shared[t.tls]
+	if shared == nil {
+		return
+	}
+	if shared.users--; shared.users > 0 {
+		return
+	}
+	delete(r.shared, t.tls)
+	if shared.transport != nil {
+		shared.transport.CloseIdleConnections()
 	}
 }
 
-// tlsKey is what the transports of an APIService depend on.
+// tlsKey is what the transports of an APIService depend on: its Service
+// (the name TLS verifies) and its TLS settings.
 type tlsKey struct {
-	insecure bool
-	ca       string
+	namespace, service string
+	insecure           bool
+	ca                 string
 }
 
 func tlsKeyOf(svc *apiregv1.APIService) tlsKey {
-	return tlsKey{insecure: svc.Spec.InsecureSkipTLSVerify, ca: string(svc.Spec.CABundle)}
+	return tlsKey{namespace: svc.Spec.Service.Namespace, service: svc.Spec.Service.Name,
+		insecure: svc.Spec.InsecureSkipTLSVerify, ca: string(svc.Spec.CABundle)}
 }
 
 // transports are kube's for an APIService: TLS for the Service's DNS name,

@@ -20,6 +20,10 @@ import (
 // although it serves only v1.
 var crdStorageVersion = v1beta1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
 
+// crdStorageGV is crdStorageVersion's group version, which discovery's
+// storageVersionHash names as kube's does.
+var crdStorageGV = crdStorageVersion.GroupVersion()
+
 // crdScheme knows the two external versions of CRDs and the internal form
 // their generated conversions go through (v1 and v1beta1 convert only to
 // and from it). It is the CRD storage codec's alone, so that the server's

@@ -19,7 +19,7 @@ import (
 // bench/record-kube-etcd.sh recorded them.
 func kubeStoredCRDs(t *testing.T) map[string][]byte {
 	t.Helper()
-	f, err := os.Open("../test/e2e/testdata/kube-etcd.txt")
+	f, err := os.Open("../test/e2e/crd/testdata/kube-etcd.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,7 +150,7 @@ func newCRDHandler(s *server.Server, storage *storagefactory.Factory, crds *regi
 	}
 	h := &crdHandler{
 		server: s, storage: storage, logger: logger,
-		meta: &metaDefinitions{catalog: s.OpenAPICatalog()},
+		meta: &metaDefinitions{types: s.Installer().TypeConverter, catalog: s.OpenAPICatalog()},
 		// The CRD controllers share this informer (and its resyncs).
 		informer: cache.NewSharedIndexInformer(lw, &apiextv1.CustomResourceDefinition{}, controllers.DefaultResyncPeriod,
 			cache.Indexers{controllers.GroupIndex: controllers.IndexByGroup}),
@@ -269,11 +269,25 @@ func (h *crdHandler) serve(crd *apiextv1.CustomResourceDefinition) {
 		}
 	}
 	h.mu.Unlock()
+	reason := "add"
 	if dropped != nil {
 		dropped.drop()
+		reason = "update"
 	}
 	h.openapi.update(crd)
+	metrics.CRDOpenAPI(crd.Name, reason, crd.Spec.Group, servedVersions(crd))
 	h.updateDiscovery(crd.Spec.Group)
+}
+
+// servedVersions are the names of crd's served versions.
+func servedVersions(crd *apiextv1.CustomResourceDefinition) []string {
+	var vs []string
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			vs = append(vs, v.Name)
+		}
+	}
+	return vs
 }
 
 func (h *crdHandler) remove(crd *apiextv1.CustomResourceDefinition) {
@@ -284,6 +298,7 @@ func (h *crdHandler) remove(crd *apiextv1.CustomResourceDefinition) {
 		dropped.drop()
 		h.updateDiscovery(crd.Spec.Group)
 		h.openapi.remove(crd)
+		metrics.CRDOpenAPI(crd.Name, "remove", crd.Spec.Group, servedVersions(dropped.crd))
 	}
 }
 

@@ -63,7 +63,7 @@ func (c Config) New(delegate *server.Server) (*Server, error) {
 		Version: "v1",
 		Resources: []endpoints.Resource{
 			{Name: "customresourcedefinitions", Kind: "CustomResourceDefinition", Storage: crds,
-				ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
+				ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"}, StorageVersion: &crdStorageGV,
 				Defaulter: crdapi.CRDStrategy{}.Default, ResetFields: []string{"status"}, SupportedFields: crds.SupportedFields()},
 			{Name: "customresourcedefinitions/status", Kind: "CustomResourceDefinition", Storage: crds.Subresource(crdapi.CRDStatusStrategy{}),
 				Defaulter: crdapi.CRDStrategy{}.Default, ResetFields: []string{"spec"}, SupportedFields: crds.SupportedFields()},

@@ -129,6 +129,7 @@ func (h *crdHandler) buildServing(crd *apiextv1.CustomResourceDefinition, readOn
 	installer.Serializer = crSerializer{installer.Serializer}
 	scopes := map[string]*handlers.Scope{}
 	kinds := map[string]schema.GroupVersionKind{}
+	versions := newCRDVersions(crd, converter)
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
@@ -138,7 +139,7 @@ func (h *crdHandler) buildServing(crd *apiextv1.CustomResourceDefinition, readOn
 			h: h, crd: crd, version: v, schema: out.schemas[v.Name], installer: installer,
 			storageGV: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVersion},
 			converter: converter, types: types, readOnly: readOnly, storages: out.storages,
-			cached: cached && noConversionWebhook(crd),
+			cached: cached && noConversionWebhook(crd), versions: versions,
 		}
 		if err := vs.build(scopes); err != nil {
 			return nil, fmt.Errorf("version %s: %w", v.Name, err)
@@ -210,6 +211,8 @@ type versionServing struct {
 	storages *versionStorages
 	// cached: the storage made gets a watch cache.
 	cached bool
+	// versions are the CRD's served versions, for admission.
+	versions crdVersions
 }
 
 // versionStorages is the storage of each served version of a CRD, made by
@@ -265,6 +268,7 @@ func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
 		return err
 	}
 	main.Table, main.Defaulter, main.Pruner, main.SupportedFields = table, defaulter, pruner, store.SupportedFields()
+	main.Versions = vs.versions.main
 	scopes[r.path] = main
 	if r.hasStatus {
 		status, err := vs.scope(store.Subresource(strategy.StatusStrategy()), r.gvk, "status", r.namespaced, []string{"spec"})
@@ -272,6 +276,7 @@ func (vs *versionServing) build(scopes map[string]*handlers.Scope) error {
 			return err
 		}
 		status.Table, status.Defaulter, status.Pruner = table, defaulter, pruner
+		status.Versions = vs.versions.status
 		scopes[r.path+"/status"] = status
 	}
 	if r.scale != nil {
@@ -387,7 +392,6 @@ func (vs *versionServing) shapers() (func(runtime.Object), func(runtime.Object) 
 
 // scaleScope is the scope of /scale: autoscaling/v1 Scale over the store.
 func (vs *versionServing) scaleScope(store *registry.Store, r servedResource) (*handlers.Scope, error) {
-	scaleKind := schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
 	var fm *managedfields.FieldManager
 	if vs.types != nil {
 		var err error
@@ -399,6 +403,7 @@ func (vs *versionServing) scaleScope(store *registry.Store, r servedResource) (*
 		Resource: r.gv.WithResource(r.gr.Resource), Subresource: "scale", Kind: scaleKind, FieldManager: fm,
 		Namespaced: r.namespaced, Storage: customresource.NewScaleREST(store, r.scale, r.gv, customresource.ReplicasPaths(vs.crd)),
 		Common: vs.installer.Common, Table: customresource.NewScaleTableConvertor(r.scale), PatchTypes: crPatchTypes,
+		Versions: vs.versions.scale,
 	}, nil
 }
 

@@ -1,7 +1,6 @@
 package apiextensions
 
 import (
-	"strings"
 	"sync"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -18,7 +17,11 @@ const objectMetaName = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
 // metaDefinitions are ObjectMeta's definition and those it refers to, in
 // OpenAPI v3 form: what a custom resource's schema needs besides its own.
+// They are the server's type converter's, made in the pass that builds it
+// (warmed at start), when it keeps them; else made once from the catalog,
+// a pass over every built-in definition.
 type metaDefinitions struct {
+	types   managedfields.TypeConverter
 	catalog openapi.Catalog
 	once    sync.Once
 	defs    map[string]*spec.Schema
@@ -26,60 +29,26 @@ type metaDefinitions struct {
 
 func (m *metaDefinitions) get() map[string]*spec.Schema {
 	m.once.Do(func() {
+		if kept, ok := m.types.(interface {
+			ObjectMetaDefinitions() (map[string]*spec.Schema, error)
+		}); ok {
+			if defs, err := kept.ObjectMetaDefinitions(); err == nil {
+				m.defs = defs
+				return
+			}
+		}
 		m.defs = map[string]*spec.Schema{}
 		if m.catalog == nil {
 			return
 		}
-		all := openapi.DefinitionsForOneUse(m.catalog, openapi.V3)
-		var visit func(name string)
-		visit = func(name string) {
-			if _, seen := m.defs[name]; seen {
-				return
-			}
-			d, ok := all[name]
-			if !ok {
-				return
-			}
+		all := map[string]*spec.Schema{}
+		for name, d := range openapi.DefinitionsForOneUse(m.catalog, openapi.V3) {
 			s := d.Schema
-			m.defs[name] = &s
-			for _, ref := range refsOf(&s) {
-				visit(ref)
-			}
+			all[name] = &s
 		}
-		visit(objectMetaName)
+		m.defs = openapi.Closure(all, objectMetaName)
 	})
 	return m.defs
-}
-
-// refsOf lists the definition names a schema refers to.
-func refsOf(s *spec.Schema) []string {
-	var out []string
-	var walk func(s *spec.Schema)
-	walk = func(s *spec.Schema) {
-		if s == nil {
-			return
-		}
-		if ref := s.Ref.String(); ref != "" {
-			out = append(out, ref[strings.LastIndex(ref, "/")+1:])
-		}
-		for _, p := range s.Properties {
-			walk(&p)
-		}
-		if s.Items != nil {
-			walk(s.Items.Schema)
-			for i := range s.Items.Schemas {
-				walk(&s.Items.Schemas[i])
-			}
-		}
-		if s.AdditionalProperties != nil {
-			walk(s.AdditionalProperties.Schema)
-		}
-		for i := range s.AllOf {
-			walk(&s.AllOf[i])
-		}
-	}
-	walk(s)
-	return out
 }
 
 // typeConverter types the custom resources of every served version of crd

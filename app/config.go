@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	tracingapi "k8s.io/component-base/tracing/api/v1"
 
 	"github.com/capstan-io/capstan/apis/core"
 	"github.com/capstan-io/capstan/audit"
@@ -31,6 +32,8 @@ type Config struct {
 	Kubelet *kubeletclient.Client
 	// DisabledControllers are the in-process loops --controllers turns off.
 	DisabledControllers controlplane.DisabledControllers
+	// HA is this replica's identity lease and the election of its loops.
+	HA controlplane.HAConfig
 	// Admission is the admission flags' plugins and configuration.
 	Admission controlplane.AdmissionConfig
 	// Authorization is --authorization-mode's authorizer, which the kube
@@ -43,6 +46,7 @@ type Config struct {
 	auditPolicy *audit.Policy // nil: nothing is audited
 	overrides   []serversOverride
 	cachesOff   map[schema.GroupResource]bool
+	tracing     *tracingapi.TracingConfiguration // nil: requests are not traced
 }
 
 // NewConfig resolves completed, validated options into a Config.
@@ -57,7 +61,12 @@ func NewConfig(o *Options, logger *slog.Logger) (*Config, error) {
 	if c.jwt, err = o.Authentication.JWT.load(); err != nil {
 		return nil, err
 	}
-	if c.Kubelet, err = kubeletclient.New(o.Misc.Kubelet.clientConfig()); err != nil {
+	if c.HA, err = o.Controllers.ha(); err != nil {
+		return nil, err
+	}
+	kubelets := o.Misc.Kubelet.clientConfig()
+	kubelets.Dial = o.EgressSelector.ClusterDial
+	if c.Kubelet, err = kubeletclient.New(kubelets); err != nil {
 		return nil, err
 	}
 	if c.Admission, err = o.Admission.config(); err != nil {
@@ -71,6 +80,9 @@ func NewConfig(o *Options, logger *slog.Logger) (*Config, error) {
 		return nil, err
 	}
 	if c.cachesOff, err = o.Etcd.cachesOff(); err != nil {
+		return nil, err
+	}
+	if c.tracing, err = o.Traces.config(); err != nil {
 		return nil, err
 	}
 	if c.APIs, err = o.APIEnablement.enablement(); err != nil {

@@ -9,10 +9,12 @@ import (
 	"github.com/capstan-io/capstan/metrics"
 )
 
-// serverMetrics records the version in kube's version families and
+// serverMetrics records the version in kube's version families, has
+// client-go's work queues and REST clients record in kube's families, and
 // returns what /metrics shows.
 func serverMetrics(o *Options) (metrics.Options, error) {
 	metrics.SetVersion(versionInfo(o.Global.Version), "1.37", "1.36")
+	metrics.RecordClientGo()
 	return o.Metrics.options()
 }
 

@@ -54,7 +54,13 @@ func (o *APIEnablementOptions) enablement() (*endpoints.APIEnablement, error) {
 	for _, key := range keys {
 		value := o.RuntimeConfig[key]
 		on := true
-		if value != "" {
+		if endpoints.IsVersionClass(key) {
+			// kube takes only these two values for a class of versions.
+			if value != "true" && value != "false" {
+				return nil, fmt.Errorf("invalid value %v=%v", key, value)
+			}
+			on = value == "true"
+		} else if value != "" {
 			b, err := strconv.ParseBool(value)
 			if err != nil {
 				return nil, fmt.Errorf("invalid value of %s: %s, err: %v", key, value, err)

@@ -3,13 +3,17 @@ package app
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/tools/leaderelection"
 
 	"github.com/capstan-io/capstan/controlplane"
+	"github.com/capstan-io/capstan/controlplane/controllers/elected"
 )
 
 // ControllersOptions is --controllers: which of the control loops that kube
@@ -17,12 +21,18 @@ import (
 // kube-controller-manager's syntax.
 type ControllersOptions struct {
 	Controllers []string
+	// LeaderElect and the durations are kube-controller-manager's
+	// --leader-elect flags: the loops run on the replica holding a lease.
+	LeaderElect                               bool
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
 // NewControllersOptions runs every in-process loop, as
-// kube-controller-manager's default "*" runs every loop on by default.
+// kube-controller-manager's default "*" runs every loop on by default,
+// under kube-controller-manager's leader election.
 func NewControllersOptions() ControllersOptions {
-	return ControllersOptions{Controllers: []string{"*"}}
+	return ControllersOptions{Controllers: []string{"*"}, LeaderElect: true,
+		LeaseDuration: elected.DefaultLeaseDuration, RenewDeadline: elected.DefaultRenewDeadline, RetryPeriod: elected.DefaultRetryPeriod}
 }
 
 // AddFlags registers --controllers.
@@ -31,12 +41,23 @@ func (o *ControllersOptions) AddFlags(fs *pflag.FlagSet) {
 		"'*' enables all, 'foo' enables the controller named 'foo', '-foo' disables it; the first entry naming a controller decides. "+
 		"An empty list (--controllers=) runs none, as kube-apiserver alone. In-process controllers: "+strings.Join(inProcessNames(), ", ")+
 		". The names and aliases of kube-controller-manager's other controllers may be disabled (it runs them, capstan does not).")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Run the in-process control loops only on the replica holding the kube-system/"+
+		controlplane.ControllersLease+" Lease, as kube-controller-manager's --leader-elect: each loop runs once among several replicas. "+
+		"Identity leases and the kubernetes Service's endpoints are kept by every replica.")
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", o.LeaseDuration, "How long replicas that do not lead wait, "+
+		"after the leader's last renewal, before taking its place.")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", o.RenewDeadline, "How long the leader tries to renew its lease before "+
+		"it stops its loops. Less than or equal to the lease duration.")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", o.RetryPeriod, "How long replicas wait between attempts to acquire or renew the lease.")
 }
 
 // Validate refuses names kube-controller-manager does not know, as it
 // refuses them, and the enabling of a controller capstan does not run.
 func (o *ControllersOptions) Validate() error {
 	var errs []error
+	if o.LeaderElect {
+		errs = append(errs, o.validateElection())
+	}
 	for _, entry := range o.Controllers {
 		if entry == "*" {
 			continue
@@ -103,4 +124,28 @@ func inProcessNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// validateElection refuses the timings client-go's leader election
+// refuses, in its words.
+func (o *ControllersOptions) validateElection() error {
+	switch {
+	case o.LeaseDuration <= o.RenewDeadline:
+		return errors.New("--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline")
+	case float64(o.RenewDeadline) <= leaderelection.JitterFactor*float64(o.RetryPeriod):
+		return fmt.Errorf("--leader-elect-renew-deadline must be greater than --leader-elect-retry-period*%.1f", leaderelection.JitterFactor)
+	case o.RetryPeriod < time.Millisecond:
+		return errors.New("--leader-elect-retry-period must be positive")
+	}
+	return nil
+}
+
+// ha is this replica's identity and election settings.
+func (o *ControllersOptions) ha() (controlplane.HAConfig, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return controlplane.HAConfig{}, fmt.Errorf("host name for the apiserver identity lease: %w", err)
+	}
+	return controlplane.HAConfig{Hostname: host, NoLeaderElection: !o.LeaderElect,
+		LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod}, nil
 }

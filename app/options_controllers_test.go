@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/capstan-io/capstan/controlplane"
 )
 
@@ -57,4 +59,33 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func TestLeaderElectFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{args: nil},
+		{args: []string{"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s"}},
+		{args: []string{"--leader-elect-lease-duration=10s"}, err: "--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline"},
+		{args: []string{"--leader-elect-retry-period=9s"}, err: "--leader-elect-renew-deadline must be greater than --leader-elect-retry-period*1.2"},
+		{args: []string{"--leader-elect-retry-period=0"}, err: "--leader-elect-retry-period must be positive"},
+		// Without election the timings are not used.
+		{args: []string{"--leader-elect=false", "--leader-elect-lease-duration=1s"}},
+	} {
+		o := NewControllersOptions()
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		o.AddFlags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		err := o.Validate()
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%v: error %v, want %q", tc.args, err, tc.err)
+		}
+	}
 }

@@ -13,9 +13,12 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
+	tracingapi "k8s.io/component-base/tracing/api/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/capstan-io/capstan/metrics"
+	"github.com/capstan-io/capstan/proxy"
+	"github.com/capstan-io/capstan/tracing"
 )
 
 // MetricsOptions are kube's "metrics" section: what /metrics leaves out
@@ -130,8 +133,10 @@ func (o *LogsOptions) Validate() error {
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("verbosity: Invalid value: %d: Must be >= 0", o.Verbosity))
 	}
-	if o.VModule != "" {
-		errs = append(errs, errors.New("--vmodule: capstan logs with log/slog, which has no per-file verbosity; use -v"))
+	if _, err := parseVModule(o.VModule); err != nil {
+		errs = append(errs, fmt.Errorf("--vmodule: %w", err))
+	} else if o.VModule != "" && o.Format != "text" {
+		errs = append(errs, errors.New("vmodule: Forbidden: Only supported for text log format"))
 	}
 	for _, q := range []string{o.JSONInfoBufferSize, o.TextInfoBufferSize} {
 		if _, err := resource.ParseQuantity(q); err != nil {
@@ -147,18 +152,30 @@ func (o *LogsOptions) Validate() error {
 	return errors.Join(errs...)
 }
 
-// logger is the server's logger: text or JSON, debug from -v 1 on. Its
+// logger is the server's logger: text or JSON, debug from -v 1 on (each
+// 4 slog levels below Info one -v more), by file with --vmodule. Its
 // writes are not buffered, so every flush frequency is met.
 func (o *LogsOptions) logger(out io.Writer) *slog.Logger {
-	level := slog.LevelInfo
-	if o.Verbosity > 0 {
-		level = slog.LevelDebug
-	}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: levelOf(o.Verbosity)}
 	if o.Format == "json" {
 		return slog.New(slog.NewJSONHandler(out, opts))
 	}
-	return slog.New(slog.NewTextHandler(out, opts))
+	module, _ := parseVModule(o.VModule) // checked by Validate
+	if len(module) == 0 {
+		return slog.New(slog.NewTextHandler(out, opts))
+	}
+	opts.Level = levelOf(max(o.Verbosity, module.max()))
+	return slog.New(&vmoduleHandler{Handler: slog.NewTextHandler(out, opts), v: o.Verbosity, module: module})
+}
+
+// requestLog tells whether requests are logged: kube's httplog logs them
+// at -v=3, or with --vmodule giving its file 3.
+func (o *LogsOptions) requestLog() bool {
+	module, _ := parseVModule(o.VModule)
+	if v, ok := module.level("server/filters/httplog.go"); ok {
+		return v >= 3
+	}
+	return o.Verbosity >= 3
 }
 
 // TracesOptions is kube's "traces" section: --tracing-config-file.
@@ -171,18 +188,27 @@ func (o *TracesOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ConfigFile, "tracing-config-file", o.ConfigFile, "File with apiserver tracing configuration.")
 }
 
-// Validate refuses a tracing configuration: capstan does not trace yet.
+// Validate checks that the configuration file can be read.
 func (o *TracesOptions) Validate() error {
+	return checkReadable("--tracing-config-file", o.ConfigFile)
+}
+
+// config reads and validates the TracingConfiguration; nil without one.
+func (o *TracesOptions) config() (*tracingapi.TracingConfiguration, error) {
 	if o.ConfigFile == "" {
-		return nil
+		return nil, nil
 	}
-	return errors.Join(checkReadable("--tracing-config-file", o.ConfigFile),
-		errors.New("--tracing-config-file: capstan does not export traces yet"))
+	return tracing.Load(o.ConfigFile)
 }
 
 // EgressSelectorOptions is kube's "egress selector" section.
 type EgressSelectorOptions struct {
 	ConfigFile string
+	// ClusterDial is not a flag: a Go caller (testserver.WithClusterDialer)
+	// may route the connections to kubelets, nodes, pods and services
+	// through it, as kube's egress selector routes the cluster network.
+	// Nil dials directly.
+	ClusterDial proxy.DialFunc
 }
 
 // AddFlags registers --egress-selector-config-file.

@@ -23,6 +23,7 @@ import (
 	"github.com/capstan-io/capstan/storage/encryptionconfig"
 	"github.com/capstan-io/capstan/storage/etcd3"
 	"github.com/capstan-io/capstan/storage/storagefactory"
+	"github.com/capstan-io/capstan/tracing"
 )
 
 // Process is a started Config: etcd reached (or run), its compactor and
@@ -56,6 +57,7 @@ type Process struct {
 	etcdClient *clientv3.Client
 	compactor  *etcd3.Compactor
 	encryption *encryptionconfig.Set
+	tracer     tracing.Provider // nil: requests are not traced
 	closers    []func() error
 }
 
@@ -80,6 +82,9 @@ func (c *Config) Start(ctx context.Context) (_ *Process, err error) {
 		if err := os.MkdirAll(o.Capstan.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("data dir: %w", err)
 		}
+	}
+	if err := p.startTracing(ctx); err != nil {
+		return nil, err
 	}
 	if err := p.startAudit(); err != nil {
 		return nil, err
@@ -165,6 +170,7 @@ func (p *Process) publish(certs pki.ServingCerts, port int) error {
 	if p.Services, err = o.Misc.Services.config(publicIP(o), port); err != nil {
 		return err
 	}
+	p.Services.NoEndpointReconciler = o.Misc.EndpointReconcilerType == "none"
 	p.URL = "https://" + net.JoinHostPort(clientHost(o), strconv.Itoa(port))
 	if certs.Generated {
 		p.Kubeconfig = filepath.Join(o.Capstan.DataDir, "admin.kubeconfig")

@@ -21,7 +21,8 @@ func (p *Process) CreateServerChain() (*server.Server, error) {
 	}
 	kube, err := controlplane.Config{Generic: p.Generic, Storage: p.Storage, EventTTL: p.EventTTL, Logger: p.Logger, Services: p.Services,
 		Authorization: p.Authorization, Authentication: p.Authentication, LazyResources: crd.CustomResources,
-		Workloads: p.Workloads, Kubelet: p.Kubelet, Admission: p.Admission, RootCA: p.RootCA, Disabled: p.DisabledControllers}.New(crd.Server)
+		Workloads: p.Workloads, Kubelet: p.Kubelet, Admission: p.Admission, RootCA: p.RootCA, Disabled: p.DisabledControllers,
+		HA: p.HA}.New(crd.Server)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/apis/scheme"
@@ -16,6 +17,8 @@ import (
 	"github.com/capstan-io/capstan/storage/embedded"
 	"github.com/capstan-io/capstan/storage/etcd3"
 	"github.com/capstan-io/capstan/storage/storagefactory"
+	"github.com/capstan-io/capstan/tracing"
+	"google.golang.org/grpc"
 )
 
 // startStorage reaches etcd (running the embedded one when no
@@ -71,7 +74,7 @@ func (p *Process) connectEtcd(ctx context.Context, o *Options) (*clientv3.Client
 	if len(o.Etcd.Servers) == 0 {
 		srv, err := embedded.Start(ctx, embedded.Config{
 			Dir: filepath.Join(o.Capstan.DataDir, "etcd"), Logger: p.Logger, UnsafeNoFsync: o.Capstan.UnsafeNoFsync,
-			WatchProgressNotifyInterval: 5 * time.Second,
+			WatchProgressNotifyInterval: 5 * time.Second, DialOptions: etcdDialOptions(p.tracerProvider()),
 		})
 		if err != nil {
 			return nil, err
@@ -79,7 +82,7 @@ func (p *Process) connectEtcd(ctx context.Context, o *Options) (*clientv3.Client
 		p.closers = append(p.closers, srv.Close)
 		return srv.Client(), nil
 	}
-	client, err := dialEtcd(ctx, o.Etcd.Servers, o.Etcd.TLS, o.Generic.StorageInitializationTimeout)
+	client, err := dialEtcd(ctx, o.Etcd.Servers, o.Etcd.TLS, o.Generic.StorageInitializationTimeout, p.tracerProvider())
 	if err != nil {
 		return nil, fmt.Errorf("connecting to --etcd-servers: %w", err)
 	}
@@ -95,7 +98,7 @@ func (p *Process) dialOverrides(ctx context.Context, o *Options) (map[schema.Gro
 	}
 	out := map[schema.GroupResource]*clientv3.Client{}
 	for _, ov := range p.overrides {
-		client, err := dialEtcd(ctx, ov.Servers, o.Etcd.TLS, o.Generic.StorageInitializationTimeout)
+		client, err := dialEtcd(ctx, ov.Servers, o.Etcd.TLS, o.Generic.StorageInitializationTimeout, p.tracerProvider())
 		if err != nil {
 			return nil, fmt.Errorf("connecting to the --etcd-servers-overrides of %s: %w", ov.Resource, err)
 		}
@@ -105,10 +108,19 @@ func (p *Process) dialOverrides(ctx context.Context, o *Options) (map[schema.Gro
 	return out, nil
 }
 
+// etcdDialOptions are the etcd clients' gRPC options: spans of their
+// calls when tp traces, and the grpc_client_ metric families.
+func etcdDialOptions(tp trace.TracerProvider) []grpc.DialOption {
+	return append(tracing.EtcdDialOptions(tp), metrics.GRPCClientDialOptions()...)
+}
+
 // dialEtcd connects to servers, with a client certificate and CA when
-// they are given (etcd over mutual TLS, as kubeadm runs it).
-func dialEtcd(ctx context.Context, servers []string, t EtcdTLSOptions, timeout time.Duration) (*clientv3.Client, error) {
-	cfg := clientv3.Config{Endpoints: servers, DialTimeout: cmp.Or(timeout, 20*time.Second), Context: context.WithoutCancel(ctx)}
+// they are given (etcd over mutual TLS, as kubeadm runs it), and client
+// spans of its calls when tp traces. The embedded
+// etcd, a single member, is its own leader and needs no RequireLeader.
+func dialEtcd(ctx context.Context, servers []string, t EtcdTLSOptions, timeout time.Duration, tp trace.TracerProvider) (*clientv3.Client, error) {
+	cfg := clientv3.Config{Endpoints: servers, DialTimeout: cmp.Or(timeout, 20*time.Second), Context: context.WithoutCancel(ctx),
+		DialOptions: etcdDialOptions(tp)}
 	if t != (EtcdTLSOptions{}) {
 		tlsConfig, err := transport.TLSInfo{CertFile: t.CertFile, KeyFile: t.KeyFile, TrustedCAFile: t.CAFile}.ClientConfig()
 		if err != nil {
@@ -116,5 +128,12 @@ func dialEtcd(ctx context.Context, servers []string, t EtcdTLSOptions, timeout t
 		}
 		cfg.TLS = tlsConfig
 	}
-	return clientv3.New(cfg)
+	client, err := clientv3.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	// A cluster may lose its quorum: calls then fail at once and
+	// requests are told to come back, rather than hang.
+	etcd3.RequireLeader(client)
+	return client, nil
 }

@@ -172,10 +172,15 @@ func AddAnnotation(ctx context.Context, key, value string) {
 	})
 }
 
-// LogImpersonatedUser records who the request acts as.
-func LogImpersonatedUser(ctx context.Context, u *authn.User) {
+// LogImpersonatedUser records who the request acts as and, when a
+// constrained impersonation mode allowed it, that mode's verb
+// (impersonate:user-info).
+func LogImpersonatedUser(ctx context.Context, u *authn.User, constraint string) {
 	From(ctx).visit(func(ev *auditv1.Event) {
 		ev.ImpersonatedUser = userInfo(u)
+		if constraint != "" {
+			ev.AuthenticationMetadata = &auditv1.AuthenticationMetadata{ImpersonationConstraint: constraint}
+		}
 	})
 }
 

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/capstan-io/capstan/metrics"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -123,7 +125,9 @@ func NewLegacyServiceAccountToken(o LegacyServiceAccountTokenOptions) (TokenAuth
 		if string(sa.UID) != private.ServiceAccountUID {
 			return nil, false, fmt.Errorf("ServiceAccount UID (%s) does not match claim (%s)", sa.UID, private.ServiceAccountUID)
 		}
-		if secret.Labels[LegacyTokenInvalidSinceLabel] != "" {
+		invalid := secret.Labels[LegacyTokenInvalidSinceLabel] != ""
+		metrics.ServiceAccountSecretToken(slices.ContainsFunc(sa.Secrets, func(r corev1.ObjectReference) bool { return r.Name == secret.Name }), invalid)
+		if invalid {
 			markUsed(ctx, secret)
 			return nil, false, fmt.Errorf("the token in secret %s/%s for service account %s/%s has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '%s' label from the secret to temporarily allow use of this token",
 				ns, private.SecretName, ns, name, LegacyTokenInvalidSinceLabel)

@@ -16,9 +16,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/capstan-io/capstan/metrics"
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
 )
@@ -39,6 +41,21 @@ const (
 // ServiceAccountUsername is the user name of a service account.
 func ServiceAccountUsername(namespace, name string) string {
 	return ServiceAccountUsernamePrefix + namespace + ":" + name
+}
+
+// SplitServiceAccountUsername returns the namespace and name of a service
+// account's user name, as kube splits it: both must be valid names.
+func SplitServiceAccountUsername(username string) (namespace, name string, ok bool) {
+	rest, ok := strings.CutPrefix(username, ServiceAccountUsernamePrefix)
+	if !ok {
+		return "", "", false
+	}
+	parts := strings.Split(rest, ":")
+	if len(parts) != 2 || len(apivalidation.ValidateNamespaceName(parts[0], false)) != 0 ||
+		len(apivalidation.ValidateServiceAccountName(parts[1], false)) != 0 {
+		return "", "", false
+	}
+	return parts[0], parts[1], true
 }
 
 // ServiceAccountGroups are the groups of a service account's user, besides
@@ -261,9 +278,13 @@ func NewServiceAccountToken(o ServiceAccountTokenOptions) (TokenAuthenticator, e
 			return nil, false, err
 		}
 		resp := &Response{User: u, Audiences: auds}
-		if w := private.Kubernetes.WarnAfter; w != nil && *w != 0 && t.After(w.Time()) {
-			resp.AuditAnnotations = map[string]string{"authentication.k8s.io/stale-token": fmt.Sprintf(
-				"subject: %s, seconds after warning threshold: %d", public.Subject, t.Unix()-w.Time().Unix())}
+		if w := private.Kubernetes.WarnAfter; w != nil && *w != 0 {
+			stale := t.After(w.Time())
+			metrics.ServiceAccountBoundToken(stale)
+			if stale {
+				resp.AuditAnnotations = map[string]string{"authentication.k8s.io/stale-token": fmt.Sprintf(
+					"subject: %s, seconds after warning threshold: %d", public.Subject, t.Unix()-w.Time().Unix())}
+			}
 		}
 		return resp, true, nil
 	}), nil
@@ -342,6 +363,7 @@ func (v *jwtVerifier) verify(ctx context.Context, token string, private any) (_ 
 	}
 	tokenAuds := []string(public.Audience)
 	if len(tokenAuds) == 0 {
+		metrics.ServiceAccountLegacyToken()
 		tokenAuds = v.implicit
 	}
 	requested, set := AudiencesFrom(ctx)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/capstan-io/capstan/metrics"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -76,14 +77,20 @@ type cachedToken struct {
 }
 
 func (c *tokenCache) AuthenticateToken(ctx context.Context, token string) (*Response, bool, error) {
+	start := time.Now()
 	key := c.key(ctx, token)
 	if e, found := c.get(key); found {
+		metrics.TokenCacheRequest(start, true)
 		return e.resp, e.ok, e.err
 	}
+	defer metrics.TokenCacheRequest(start, false)
+	defer metrics.TokenCacheBlocked()()
 	v, _, _ := c.group.Do(string(key[:]), func() (any, error) {
+		fetched := metrics.TokenCacheFetching()
 		// The answer outlives the request that asked: it must not end
 		// with that request's cancellation.
 		resp, ok, err := c.a.AuthenticateToken(context.WithoutCancel(ctx), token)
+		fetched(err == nil)
 		e := cachedToken{resp: resp, ok: ok, err: err}
 		c.put(key, e)
 		return e, nil

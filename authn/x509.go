@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/capstan-io/capstan/metrics"
 	"net/http"
 	"strings"
 	"time"
@@ -35,7 +36,9 @@ func NewX509(verifyOptions func() x509.VerifyOptions) Authenticator {
 		if !ok {
 			return nil, false, nil
 		}
-		if resp, ok := users.lookup(peers, opts, time.Now()); ok {
+		now := time.Now()
+		metrics.ClientCertificateExpiration(peers[0].NotAfter.Sub(now))
+		if resp, ok := users.lookup(peers, opts, now); ok {
 			return resp, true, nil
 		}
 		until, err := verifyPeers(peers, opts, cache)

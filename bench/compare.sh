@@ -9,6 +9,9 @@
 #                                    # concurrent lists of them (slow)
 #
 # Environment (all optional):
+#   ROUNDS=3              run kube-apiserver and capstan alternately this many times;
+#                         the document shows each figure's median  (default 1)
+#   CONTENT_TYPE=json     the clients' wire format                  (default protobuf)
 #   BIG=1                 fill to 100,000 config maps as well as 10,000
 #   WORKLOADS             run only these of the load tool's workloads (comma-separated;
 #                         default all), e.g. WORKLOADS=fill FILL=100000 FILL_LISTS=10 DOC=/tmp/big.md
@@ -33,6 +36,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 UP="$ROOT/bench/upstream"
 DOC="${DOC:-$ROOT/docs/benchmarks.md}"
 STARTUP_RUNS="${STARTUP_RUNS:-3}"
+ROUNDS="${ROUNDS:-1}"
+CONTENT_TYPE="${CONTENT_TYPE:-protobuf}"
 FILL="${FILL:-10000}"
 if [[ "${BIG:-0}" == 1 ]]; then FILL="${FILL},100000"; FILL_LISTS="${FILL_LISTS:-10}"; fi
 FILL_LISTS="${FILL_LISTS:-0}"
@@ -43,9 +48,9 @@ SIZES=(
   --watch-watchers="${WATCH_W:-1000}" --watch-writes="${WATCH_M:-1000}"
   --watchers-n="${HOLD_W:-10000}" --watchers-writes="${HOLD_M:-10}"
   --informer-n="${INFORMER_N:-5000}" --informer-runs=3
-  --idle="${IDLE:-10s}" --fill="$FILL" --timeout=60m
+  --idle="${IDLE:-10s}" --fill="$FILL" --timeout=60m --content-type="$CONTENT_TYPE"
 )
-ALL="${WORKLOADS:-startup,idle,fill,crud,reads,list,watch,watchers,informer}"
+ALL="${WORKLOADS:-startup,idle,fill,crud,reads,list,watch,watchers,informer,admission}"
 
 log() { echo "compare.sh: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -93,12 +98,13 @@ if "$CAPSTAN" --help 2>&1 | grep -q -- '--authorization-mode'; then
   CAPSTAN_FLAGS+=(--authorization-mode=RBAC)
 fi
 
-run_embedded() { # workloads json: capstan with its embedded etcd
+run_embedded() { # workloads json [name]: capstan with its embedded etcd, in fresh data dirs name-{run}
   local port; port="$(free_port)"
+  local dir="$WORK/${3:-embedded}"
   "$LOAD" --name capstan-embedded --workloads="$1" --startup-runs="$STARTUP_RUNS" "${SIZES[@]}" \
-    --kubeconfig="$WORK/embedded-{run}/admin.kubeconfig" --ready-url="https://127.0.0.1:$port/readyz" \
-    --server-log="$WORK/embedded-{run}.log" --json="$2" \
-    -- "$CAPSTAN" "${CAPSTAN_FLAGS[@]}" --secure-port="$port" --data-dir="$WORK/embedded-{run}"
+    --kubeconfig="$dir-{run}/admin.kubeconfig" --ready-url="https://127.0.0.1:$port/readyz" \
+    --server-log="$dir-{run}.log" --json="$2" \
+    -- "$CAPSTAN" "${CAPSTAN_FLAGS[@]}" --secure-port="$port" --data-dir="$dir-{run}"
 }
 
 if [[ ! -x "$UP/bin/kube-apiserver" || ! -x "$UP/bin/etcd" ]]; then
@@ -144,35 +150,42 @@ etcd_reset() {
   log "etcd: deleted $1*, compacted at $rev, defragmented"
 }
 
-# --- kube-apiserver --------------------------------------------------------------
+# --- the rounds: kube-apiserver, then capstan on the same etcd, then embedded capstan ---
 # Both servers serve pprof on a unix socket, through which the watchers
 # workload forces a collection before it reads memory, and reads the Go heap.
 KUBE_CMD+=("--debug-socket-path=$WORK/kube-{run}.sock")
-log "kube-apiserver: $STARTUP_RUNS starts, then $ALL"
-"$LOAD" --name kube-apiserver --workloads="$ALL" --startup-runs="$STARTUP_RUNS" "${SIZES[@]}" \
-  --kubeconfig="$KUBECONFIG" --ready-url="$SERVER/readyz" --etcd-pid="$ETCD_PID" \
-  --debug-socket="$WORK/kube-{run}.sock" \
-  --server-log="$WORK/kube-{run}.log" --json="$WORK/kube.json" \
-  -- "${KUBE_CMD[@]}" | tee "$WORK/kube.txt" || log "capstan-load reported failures for kube-apiserver (the document shows them)"
-etcd_reset /kube/
+KUBE_JSON=() CAPSTAN_JSON=() EMBEDDED_JSON=()
+for round in $(seq 1 "$ROUNDS"); do
+  log "round $round of $ROUNDS: kube-apiserver: $STARTUP_RUNS starts, then $ALL"
+  "$LOAD" --name kube-apiserver --workloads="$ALL" --startup-runs="$STARTUP_RUNS" "${SIZES[@]}" \
+    --kubeconfig="$KUBECONFIG" --ready-url="$SERVER/readyz" --etcd-pid="$ETCD_PID" \
+    --debug-socket="$WORK/kube-{run}.sock" \
+    --server-log="$WORK/kube-$round-{run}.log" --json="$WORK/kube-$round.json" \
+    -- "${KUBE_CMD[@]}" | tee "$WORK/kube-$round.txt" || log "capstan-load reported failures for kube-apiserver (the document shows them)"
+  KUBE_JSON+=("$WORK/kube-$round.json")
+  etcd_reset /kube/
 
-# --- capstan on the same etcd ----------------------------------------------------
-port="$(free_port)"
-log "capstan (etcd $ETCD_URL): $STARTUP_RUNS starts, then $ALL"
-"$LOAD" --name capstan --workloads="$ALL" --startup-runs="$STARTUP_RUNS" "${SIZES[@]}" \
-  --kubeconfig="$WORK/capstan-{run}/admin.kubeconfig" --ready-url="https://127.0.0.1:$port/readyz" \
-  --etcd-pid="$ETCD_PID" --server-log="$WORK/capstan-{run}.log" --json="$WORK/capstan.json" \
-  --debug-socket="$WORK/capstan-{run}.sock" \
-  -- "$CAPSTAN" "${CAPSTAN_FLAGS[@]}" --secure-port="$port" --data-dir="$WORK/capstan-{run}" \
-  --etcd-servers="$ETCD_URL" --etcd-prefix="/capstan/{run}" --debug-socket-path="$WORK/capstan-{run}.sock" | tee "$WORK/capstan.txt" ||
-  log "capstan-load reported failures for capstan (the document shows them)"
-etcd_reset /capstan/
+  port="$(free_port)"
+  log "round $round of $ROUNDS: capstan (etcd $ETCD_URL): $STARTUP_RUNS starts, then $ALL"
+  "$LOAD" --name capstan --workloads="$ALL" --startup-runs="$STARTUP_RUNS" "${SIZES[@]}" \
+    --kubeconfig="$WORK/capstan-$round-{run}/admin.kubeconfig" --ready-url="https://127.0.0.1:$port/readyz" \
+    --etcd-pid="$ETCD_PID" --server-log="$WORK/capstan-$round-{run}.log" --json="$WORK/capstan-$round.json" \
+    --debug-socket="$WORK/capstan-{run}.sock" \
+    -- "$CAPSTAN" "${CAPSTAN_FLAGS[@]}" --secure-port="$port" --data-dir="$WORK/capstan-$round-{run}" \
+    --etcd-servers="$ETCD_URL" --etcd-prefix="/capstan/{run}" --debug-socket-path="$WORK/capstan-{run}.sock" | tee "$WORK/capstan-$round.txt" ||
+    log "capstan-load reported failures for capstan (the document shows them)"
+  CAPSTAN_JSON+=("$WORK/capstan-$round.json")
+  etcd_reset /capstan/
+done
 "$UP/stop.sh" "$WORK/upstream" >/dev/null
 
-# --- capstan with its embedded etcd: start and idle, as users run it --------------
-log "capstan embedded: $STARTUP_RUNS starts, then idle"
-run_embedded startup,idle "$WORK/embedded.json" | tee "$WORK/embedded.txt" ||
-  log "capstan-load reported failures for embedded capstan (the document shows them)"
+# capstan with its embedded etcd: start and idle, as users run it
+for round in $(seq 1 "$ROUNDS"); do
+  log "round $round of $ROUNDS: capstan embedded: $STARTUP_RUNS starts, then idle"
+  run_embedded startup,idle "$WORK/embedded-$round.json" "embedded-$round" | tee "$WORK/embedded-$round.txt" ||
+    log "capstan-load reported failures for embedded capstan (the document shows them)"
+  EMBEDDED_JSON+=("$WORK/embedded-$round.json")
+done
 
 # --- the document ----------------------------------------------------------------
 kube_go="$(go version "$UP/bin/kube-apiserver" | awk '{print $2}')"
@@ -183,7 +196,10 @@ command="bench/compare.sh"
 [[ "${BIG:-0}" != 1 && "$FILL" != 10000 ]] && command="FILL=$FILL $command"
 [[ "${BIG:-0}" != 1 && "$FILL_LISTS" != 0 ]] && command="FILL_LISTS=$FILL_LISTS $command"
 [[ -n "${WORKLOADS:-}" ]] && command="WORKLOADS=$WORKLOADS $command"
-"$LOAD" report --kube="$WORK/kube.json" --capstan="$WORK/capstan.json" --embedded="$WORK/embedded.json" \
+[[ "$ROUNDS" != 1 ]] && command="ROUNDS=$ROUNDS $command"
+[[ "$CONTENT_TYPE" != protobuf ]] && command="CONTENT_TYPE=$CONTENT_TYPE $command"
+join() { local IFS=,; echo "$*"; }
+"$LOAD" report --kube="$(join "${KUBE_JSON[@]}")" --capstan="$(join "${CAPSTAN_JSON[@]}")" --embedded="$(join "${EMBEDDED_JSON[@]}")" \
   --markdown="$DOC" --png="${DOC%.md}.png" --command="$command" \
   --note="capstan=$built_from, built by $capstan_go, flags: ${CAPSTAN_FLAGS[*]}" \
   --note="kube-apiserver=v1.37.2 from bench/upstream, built by $kube_go, flags as bench/upstream/run.sh sets them, and --debug-socket-path" \

@@ -1,29 +1,42 @@
 #!/usr/bin/env bash
 # Records what kube-apiserver v1.37.2 writes into etcd for CRDs, custom
-# resources and a few built-in objects, as test/e2e's TestKubeStoredObjects
+# resources and a few built-in objects, as test/e2e/crd's TestKubeStoredObjects
 # loads it into capstan's etcd (CI cannot build kube). It starts
 # bench/upstream (kube-apiserver and etcd on 127.0.0.1, BUILD=0: the binaries
-# must be built), creates the objects below through kube's API, reads their
-# keys and values back from etcd's JSON gateway and stops both servers.
+# must be built; with KUBE_APISERVER_ARGS below), creates the objects below
+# through kube's API, reads their keys and values back from etcd's JSON
+# gateway and stops both servers.
 #
-#   bench/record-kube-etcd.sh > test/e2e/testdata/kube-etcd.txt
+#   bench/record-kube-etcd.sh > test/e2e/crd/testdata/kube-etcd.txt
 #
 # The output is one line per key, "<key> <value in base64>", after comment
 # lines that say how it was made. (The APIServices kube's aggregator
 # registers for the CRDs' group versions are left out: capstan's aggregator
 # does not store APIServices yet.)
 #
-# With KUBE_ENV set to the env file of a running bench/upstream/run.sh, it
-# creates the objects there and records them, and leaves that server running
-# (test/e2e's TestKubeRoundTrip does so).
+# With KUBE_ENV set to the env file of a running bench/upstream/run.sh
+# (started with APISERVER_ARGS set to KUBE_APISERVER_ARGS), it creates the
+# objects there and records them, and leaves that server running
+# (test/e2e/crd's TestKubeRoundTrip does so).
 set -euo pipefail
 
+# The flags kube-apiserver records with: a PodCertificateRequest is written
+# at v1beta1 with the fields v1 lacks.
+KUBE_APISERVER_ARGS="--runtime-config=certificates.k8s.io/v1beta1=true"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+KEYS="$(mktemp -d "${TMPDIR:-/tmp}/capstan-record-keys.XXXXXX")"
+# STARTED is the run.sh directory of the servers this script started (the
+# env file sourced below sets OUT to the servers' own, started or not).
+STARTED=""
+cleanup() {
+  rm -rf "$KEYS"
+  if [[ -n "$STARTED" ]]; then "$HERE/upstream/stop.sh" "$STARTED" >/dev/null 2>&1 || true; fi
+}
+trap cleanup EXIT
 if [[ -z "${KUBE_ENV:-}" ]]; then
-  OUT="$(mktemp -d "${TMPDIR:-/tmp}/capstan-record.XXXXXX")"
-  trap '"$HERE/upstream/stop.sh" "$OUT" >/dev/null 2>&1 || true' EXIT
-  OUT="$OUT" BUILD=0 AUTHZ=AlwaysAllow "$HERE/upstream/run.sh" >/dev/null
-  KUBE_ENV="$OUT/env"
+  STARTED="$(mktemp -d "${TMPDIR:-/tmp}/capstan-record.XXXXXX")"
+  OUT="$STARTED" BUILD=0 AUTHZ=AlwaysAllow APISERVER_ARGS="$KUBE_APISERVER_ARGS" "$HERE/upstream/run.sh" >/dev/null
+  KUBE_ENV="$STARTED/env"
 fi
 # shellcheck disable=SC1090
 source "$KUBE_ENV"
@@ -90,11 +103,36 @@ api POST /apis/kubeform.example.com/v1beta1/namespaces/kubeform/widgets \
 api POST /apis/kubeform.example.com/v1/gadgets \
   '{"apiVersion":"kubeform.example.com/v1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"min":1,"max":5}}'
 
+# The kinds that went GA in 1.37, which kube stores at their 1.36 betas: a
+# trust bundle, a storage version migration, a device taint rule and two
+# pod certificate requests, one at v1 with a stub PKCS#10 request, one at
+# v1beta1 with the public key and proof of possession v1 has no fields for
+# (an Ed25519 key's, the proof signing the pod's UID).
+api POST /apis/certificates.k8s.io/v1/clustertrustbundles "{
+ \"metadata\":{\"name\":\"example.com:kubeform:one\"},
+ \"spec\":{\"signerName\":\"example.com/kubeform\",\"trustBundle\":$(jq -Rs . < "$CA")}}"
+api POST /apis/storagemigration.k8s.io/v1/storageversionmigrations \
+  '{"metadata":{"name":"kubeform-configmaps"},"spec":{"resource":{"group":"","resource":"configmaps"}}}'
+api POST /apis/resource.k8s.io/v1/devicetaintrules '{"metadata":{"name":"kubeform-drain"},
+ "spec":{"deviceSelector":{"driver":"gpu.example.com"},"taint":{"key":"example.com/broken","value":"yes","effect":"NoSchedule"}}}'
+openssl genpkey -algorithm ed25519 -out "$KEYS/key.pem" 2>/dev/null
+openssl req -new -key "$KEYS/key.pem" -subj "/" -outform DER -out "$KEYS/csr.der"
+printf 'legacy-pod-uid' > "$KEYS/uid"
+pcr() { # name pod-uid fields
+  printf '{"metadata":{"name":"%s"},"spec":{"signerName":"example.com/kubeform","podName":"web","podUID":"%s",
+ "serviceAccountName":"default","serviceAccountUID":"sa-uid","nodeName":"node-1","nodeUID":"node-uid",%s}}' "$@"
+}
+api POST /apis/certificates.k8s.io/v1/namespaces/kubeform/podcertificaterequests \
+  "$(pcr web pod-uid "\"stubPKCS10Request\":\"$(base64 -w0 < "$KEYS/csr.der")\"")"
+api POST /apis/certificates.k8s.io/v1beta1/namespaces/kubeform/podcertificaterequests \
+  "$(pcr legacy legacy-pod-uid "\"pkixPublicKey\":\"$(openssl pkey -in "$KEYS/key.pem" -pubout -outform DER | base64 -w0)\",
+ \"proofOfPossession\":\"$(openssl pkeyutl -sign -inkey "$KEYS/key.pem" -rawin -in "$KEYS/uid" | base64 -w0)\"")"
+
 b64() { printf '%s' "$1" | base64 -w0; }
 cat <<HEADER
 # What kube-apiserver v1.37.2 (etcd v3.7.3, --etcd-prefix /registry) stored
 # for these objects, recorded by:
-#   bench/record-kube-etcd.sh > test/e2e/testdata/kube-etcd.txt
+#   bench/record-kube-etcd.sh > test/e2e/crd/testdata/kube-etcd.txt
 # One key a line: "<key> <value in base64>".
 HEADER
 curl -fsS -X POST "$ETCD_URL/v3/kv/range" \

@@ -21,8 +21,10 @@ import (
 	"github.com/capstan-io/capstan/admission/limitranger"
 	"github.com/capstan-io/capstan/admission/namespaceexists"
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
+	"github.com/capstan-io/capstan/admission/nodedeclaredfeatures"
 	"github.com/capstan-io/capstan/admission/nodetaint"
 	"github.com/capstan-io/capstan/admission/plugins"
+	"github.com/capstan-io/capstan/admission/podresize"
 	"github.com/capstan-io/capstan/admission/podtopologylabels"
 	"github.com/capstan-io/capstan/admission/pvcresize"
 	"github.com/capstan-io/capstan/admission/runtimeclass"
@@ -116,12 +118,21 @@ func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("DefaultIngressClass", constant(defaultclass.NewIngress(metaLister(d.store(networkingv1.GroupName, "ingressclasses")))))
 	r.Register("DenyServiceExternalIPs", constant(denyserviceexternalips.Plugin{}))
 	r.Register("PodTopologyLabels", constant(podtopologylabels.New(cachedGetter[*corev1.Node](d.store("", "nodes")))))
+	r.Register("PodResizeValidator", constant(podresize.New(cachedGetter[*corev1.Node](d.store("", "nodes")))))
+	r.Register("NodeDeclaredFeatureValidator", func([]byte) (any, error) {
+		return nodedeclaredfeatures.New(cachedGetter[*corev1.Node](d.store("", "nodes")), c.Generic.Version.GitVersion)
+	})
+	// kube's PodGroupProtection acts only on PodGroups, served only under
+	// the GenericWorkload gate (beta, off by default; capstan refuses to
+	// turn it on): by default it admits everything, so it adds nothing.
+	r.Register("PodGroupProtection", constant(nil))
 	r.Register("ResourceQuota", quotaPlugin(d.store("", "resourcequotas")))
 	// The authorizer is the chain's, as kube gives its plugins.
 	r.Register("CertificateApproval", constant(certificates.NewApproval(c.Generic.Authorization)))
 	r.Register("CertificateSigning", constant(certificates.NewSigning(c.Generic.Authorization)))
 	r.Register("ClusterTrustBundleAttest", constant(certificates.NewAttest(c.Generic.Authorization)))
 	r.Register("CertificateSubjectRestriction", constant(certificates.SubjectRestriction{}))
+	c.registerOptInPlugins(r, d)
 	r.Register("MutatingAdmissionWebhook", c.webhookPlugin(d, true))
 	r.Register("ValidatingAdmissionWebhook", c.webhookPlugin(d, false))
 	r.Register("MutatingAdmissionPolicy", c.mutatingPolicyPlugin(d))

@@ -47,6 +47,9 @@ func (c Config) admissionLoops() []admissionLoop {
 		{PVProtectionController, c.runLoop(func(client kubernetes.Interface) (runner, error) {
 			return storageprotection.NewVolumes(client, c.Logger)
 		})},
+		{VACProtectionController, c.runLoop(func(client kubernetes.Interface) (runner, error) {
+			return storageprotection.NewClasses(client, c.Logger)
+		})},
 		{VAPStatusController, c.runLoop(func(client kubernetes.Interface) (runner, error) {
 			// Schemas and kinds from the server's own discovery and
 			// OpenAPI, custom resources included, as kube's loop reads them.
@@ -58,11 +61,11 @@ func (c Config) admissionLoops() []admissionLoop {
 }
 
 // installAdmissionLoops adds each loop --controllers leaves on as a
-// post-start hook start-<name>.
+// post-start hook start-<name>, run on the elected replica.
 func (c Config) installAdmissionLoops(s *server.Server) {
 	for _, l := range c.admissionLoops() {
 		if c.Disabled.Runs(l.name) {
-			s.AddPostStartHook("start-"+l.name, l.run)
+			s.AddPostStartHook("start-"+l.name, c.elector.hook(l.name, l.run))
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/capstan-io/capstan/admission/plugins"
 	"github.com/capstan-io/capstan/admission/webhook"
 	"github.com/capstan-io/capstan/proxy/serviceresolver"
+	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/request"
 	"github.com/capstan-io/capstan/server"
@@ -65,19 +66,24 @@ func (c Config) serviceResolver(d admissionDeps) webhook.ServiceResolver {
 			return obj.(*corev1.Service), nil
 		}}
 	if slices != nil {
-		r.Slices = func(ctx context.Context, namespace, service string) ([]*discoveryv1.EndpointSlice, error) {
-			sel := labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: service})
-			obj, err := slices.List(request.WithNamespace(ctx, namespace), &rest.ListOptions{ResourceVersion: "0", LabelSelector: sel})
-			if err != nil {
-				return nil, err
-			}
-			items := obj.(*discoveryv1.EndpointSliceList).Items
-			out := make([]*discoveryv1.EndpointSlice, len(items))
-			for i := range items {
-				out[i] = &items[i]
-			}
-			return out, nil
-		}
+		r.Slices = sliceLister(slices)
 	}
 	return r.Resolve
+}
+
+// sliceLister lists a Service's EndpointSlices from the watch cache.
+func sliceLister(slices *registry.Store) serviceresolver.SliceLister {
+	return func(ctx context.Context, namespace, service string) ([]*discoveryv1.EndpointSlice, error) {
+		sel := labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: service})
+		obj, err := slices.List(request.WithNamespace(ctx, namespace), &rest.ListOptions{ResourceVersion: "0", LabelSelector: sel})
+		if err != nil {
+			return nil, err
+		}
+		items := obj.(*discoveryv1.EndpointSliceList).Items
+		out := make([]*discoveryv1.EndpointSlice, len(items))
+		for i := range items {
+			out[i] = &items[i]
+		}
+		return out, nil
+	}
 }

@@ -1,12 +1,18 @@
 package controlplane
 
 import (
+	"context"
 	"strings"
 
 	arv1 "k8s.io/api/admissionregistration/v1"
+	arv1beta1 "k8s.io/api/admissionregistration/v1beta1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/apis/admissionregistration"
+	"github.com/capstan-io/capstan/endpoints/discovery"
 )
 
 // priorityAdmissionregistration orders admissionregistration.k8s.io in
@@ -18,9 +24,12 @@ var apiExtensions = []string{"api-extensions"}
 
 // admissionregistrationGroup is admissionregistration.k8s.io/v1: webhook
 // configurations, and validating and mutating admission policies with
-// their bindings. kube 1.37 serves all six at v1 by default (v1beta1 and
-// v1alpha1 are off by default), and so does capstan, at v1 only.
-func (f *storeBuilder) admissionregistrationGroup() (builtGroup, error) {
+// their bindings. kube 1.37 serves all six at v1 by default, and the
+// mutating policies and bindings at v1beta1 too when --runtime-config
+// turns it on (v1alpha1 capstan does not serve).
+// Policies and bindings with params are checked by pa, which reads the
+// policies a binding names from the stores built here.
+func (f *storeBuilder) admissionregistrationGroup(pa *admissionregistration.ParamAccess) (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "validatingwebhookconfigurations", kind: "ValidatingWebhookConfiguration", categories: apiExtensions,
 			strategy: admissionregistration.ValidatingWebhookConfigurationStrategy,
@@ -31,20 +40,20 @@ func (f *storeBuilder) admissionregistrationGroup() (builtGroup, error) {
 			new:      func() runtime.Object { return &arv1.MutatingWebhookConfiguration{} },
 			newList:  func() runtime.Object { return &arv1.MutatingWebhookConfigurationList{} }},
 		{name: "validatingadmissionpolicies", kind: "ValidatingAdmissionPolicy", categories: apiExtensions,
-			strategy: admissionregistration.ValidatingAdmissionPolicyStrategy,
+			strategy: pa.ValidatingAdmissionPolicy(),
 			status:   admissionregistration.NewValidatingAdmissionPolicyStatusStrategy(),
 			new:      func() runtime.Object { return &arv1.ValidatingAdmissionPolicy{} },
 			newList:  func() runtime.Object { return &arv1.ValidatingAdmissionPolicyList{} }},
 		{name: "validatingadmissionpolicybindings", kind: "ValidatingAdmissionPolicyBinding", categories: apiExtensions,
-			strategy: admissionregistration.ValidatingAdmissionPolicyBindingStrategy,
+			strategy: pa.ValidatingAdmissionPolicyBinding(),
 			new:      func() runtime.Object { return &arv1.ValidatingAdmissionPolicyBinding{} },
 			newList:  func() runtime.Object { return &arv1.ValidatingAdmissionPolicyBindingList{} }},
 		{name: "mutatingadmissionpolicies", kind: "MutatingAdmissionPolicy", categories: apiExtensions,
-			strategy: admissionregistration.MutatingAdmissionPolicyStrategy,
+			strategy: pa.MutatingAdmissionPolicy(),
 			new:      func() runtime.Object { return &arv1.MutatingAdmissionPolicy{} },
 			newList:  func() runtime.Object { return &arv1.MutatingAdmissionPolicyList{} }},
 		{name: "mutatingadmissionpolicybindings", kind: "MutatingAdmissionPolicyBinding", categories: apiExtensions,
-			strategy: admissionregistration.MutatingAdmissionPolicyBindingStrategy,
+			strategy: pa.MutatingAdmissionPolicyBinding(),
 			new:      func() runtime.Object { return &arv1.MutatingAdmissionPolicyBinding{} },
 			newList:  func() runtime.Object { return &arv1.MutatingAdmissionPolicyBindingList{} }},
 	}
@@ -53,7 +62,48 @@ func (f *storeBuilder) admissionregistrationGroup() (builtGroup, error) {
 		return bg, err
 	}
 	statusKeepsMetadata(&bg)
+	if err := f.addBetas(&bg, arv1.SchemeGroupVersion, specs, betaGV{arv1beta1.SchemeGroupVersion, map[string]betaKind{
+		"mutatingadmissionpolicies":       kindOf[arv1beta1.MutatingAdmissionPolicy, arv1beta1.MutatingAdmissionPolicyList](),
+		"mutatingadmissionpolicybindings": kindOf[arv1beta1.MutatingAdmissionPolicyBinding, arv1beta1.MutatingAdmissionPolicyBindingList](),
+	}}); err != nil {
+		return bg, err
+	}
+	pa.ValidatingParamKind = func(ctx context.Context, name string) (*arv1.ParamKind, error) {
+		obj, err := bg.stores["validatingadmissionpolicies"].Get(ctx, name, &metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*arv1.ValidatingAdmissionPolicy).Spec.ParamKind, nil
+	}
+	pa.MutatingParamKind = func(ctx context.Context, name string) (*arv1.ParamKind, error) {
+		obj, err := bg.stores["mutatingadmissionpolicies"].Get(ctx, name, &metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*arv1.MutatingAdmissionPolicy).Spec.ParamKind, nil
+	}
 	return bg, nil
+}
+
+// discoveryResolver finds a kind's resource in discovery as kube's
+// resolver of param kinds does: the first resource (not subresource) of
+// the group version with that kind.
+func discoveryResolver(reg *discovery.Registry) func(schema.GroupVersionKind) (schema.GroupVersionResource, error) {
+	return func(gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
+		g, _ := reg.Group(gvk.Group)
+		for _, v := range g.Versions {
+			if v.Version != gvk.Version {
+				continue
+			}
+			for _, r := range v.Resources {
+				if r.Kind == gvk.Kind && !strings.Contains(r.Name, "/") && (r.Group == "" || r.Group == gvk.Group) &&
+					(r.Version == "" || r.Version == gvk.Version) {
+					return gvk.GroupVersion().WithResource(r.Name), nil
+				}
+			}
+		}
+		return schema.GroupVersionResource{}, &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
+	}
 }
 
 // statusKeepsMetadata marks the status subresources of a group whose

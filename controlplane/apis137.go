@@ -5,8 +5,11 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
+	resourcev1beta2 "k8s.io/api/resource/v1beta2"
 	storagev1 "k8s.io/api/storage/v1"
 	svmv1 "k8s.io/api/storagemigration/v1"
+	svmv1beta1 "k8s.io/api/storagemigration/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -48,7 +51,24 @@ func (f *storeBuilder) resourceGroup(access resource.Access) (builtGroup, error)
 		{name: "resourceslices", kind: "ResourceSlice", strategy: resource.ResourceSliceStrategy{},
 			new: func() runtime.Object { return &resourcev1.ResourceSlice{} }, newList: func() runtime.Object { return &resourcev1.ResourceSliceList{} }},
 	}
-	return f.buildGroup(resourcev1.GroupName, priorityResource, resourcev1.SchemeGroupVersion, specs)
+	bg, err := f.buildGroup(resourcev1.GroupName, priorityResource, resourcev1.SchemeGroupVersion, specs)
+	if err != nil {
+		return bg, err
+	}
+	return bg, f.addBetas(&bg, resourcev1.SchemeGroupVersion, specs,
+		betaGV{resourcev1beta2.SchemeGroupVersion, map[string]betaKind{
+			"deviceclasses":          kindOf[resourcev1beta2.DeviceClass, resourcev1beta2.DeviceClassList](),
+			"devicetaintrules":       kindOf[resourcev1beta2.DeviceTaintRule, resourcev1beta2.DeviceTaintRuleList](),
+			"resourceclaims":         kindOf[resourcev1beta2.ResourceClaim, resourcev1beta2.ResourceClaimList](),
+			"resourceclaimtemplates": kindOf[resourcev1beta2.ResourceClaimTemplate, resourcev1beta2.ResourceClaimTemplateList](),
+			"resourceslices":         kindOf[resourcev1beta2.ResourceSlice, resourcev1beta2.ResourceSliceList](),
+		}},
+		betaGV{resourcev1beta1.SchemeGroupVersion, map[string]betaKind{
+			"deviceclasses":          kindOf[resourcev1beta1.DeviceClass, resourcev1beta1.DeviceClassList](),
+			"resourceclaims":         kindOf[resourcev1beta1.ResourceClaim, resourcev1beta1.ResourceClaimList](),
+			"resourceclaimtemplates": kindOf[resourcev1beta1.ResourceClaimTemplate, resourcev1beta1.ResourceClaimTemplateList](),
+			"resourceslices":         kindOf[resourcev1beta1.ResourceSlice, resourcev1beta1.ResourceSliceList](),
+		}})
 }
 
 // storageMigrationGroup is storagemigration.k8s.io/v1.
@@ -59,7 +79,13 @@ func (f *storeBuilder) storageMigrationGroup() (builtGroup, error) {
 			new:     func() runtime.Object { return &svmv1.StorageVersionMigration{} },
 			newList: func() runtime.Object { return &svmv1.StorageVersionMigrationList{} }},
 	}
-	return f.buildGroup(svmv1.GroupName, priorityStorageMigration, svmv1.SchemeGroupVersion, specs)
+	bg, err := f.buildGroup(svmv1.GroupName, priorityStorageMigration, svmv1.SchemeGroupVersion, specs)
+	if err != nil {
+		return bg, err
+	}
+	return bg, f.addBetas(&bg, svmv1.SchemeGroupVersion, specs, betaGV{svmv1beta1.SchemeGroupVersion, map[string]betaKind{
+		"storageversionmigrations": kindOf[svmv1beta1.StorageVersionMigration, svmv1beta1.StorageVersionMigrationList](),
+	}})
 }
 
 // volumeAttributesClassSpec is storage.k8s.io/v1 VolumeAttributesClasses.

@@ -205,7 +205,7 @@ func ValidateServiceAccountMaxExpiration(d time.Duration) error {
 // authenticationGroup is authentication.k8s.io/v1: reviews, not stored.
 func (c Config) authenticationGroup() builtGroup {
 	resources := []endpoints.Resource{
-		{Name: "selfsubjectreviews", Kind: "SelfSubjectReview", Storage: authentication.SelfSubjectReviewREST{}, NoFieldManager: true},
+		{Name: "selfsubjectreviews", Kind: "SelfSubjectReview", Storage: authentication.SelfSubjectReviewREST{}},
 	}
 	review := authentication.TokenReviewREST{}
 	if a := c.Authentication; a != nil {
@@ -214,7 +214,7 @@ func (c Config) authenticationGroup() builtGroup {
 			review.Authenticator = authn.WithAuthenticatedGroup(authn.NewBearerToken(a.Tokens, nil))
 		}
 	}
-	resources = append(resources, endpoints.Resource{Name: "tokenreviews", Kind: "TokenReview", Storage: review, NoFieldManager: true})
+	resources = append(resources, endpoints.Resource{Name: "tokenreviews", Kind: "TokenReview", Storage: review})
 	return builtGroup{group: endpoints.APIGroup{
 		Name: authenticationv1.GroupName, Priority: priorityAuthentication,
 		Versions: []endpoints.GroupVersion{{Version: "v1", Resources: resources}},

@@ -250,10 +250,10 @@ func (a *Authorization) rbacSource() *authzrbac.Deferred {
 // not stored.
 func authorizationGroup(a authz.Authorizer) builtGroup {
 	resources := []endpoints.Resource{
-		{Name: "subjectaccessreviews", Kind: "SubjectAccessReview", Storage: authorization.SubjectAccessReviewREST{Authorizer: a}, NoFieldManager: true},
-		{Name: "selfsubjectaccessreviews", Kind: "SelfSubjectAccessReview", Storage: authorization.SelfSubjectAccessReviewREST{Authorizer: a}, NoFieldManager: true},
-		{Name: "localsubjectaccessreviews", Kind: "LocalSubjectAccessReview", Storage: authorization.LocalSubjectAccessReviewREST{Authorizer: a}, NoFieldManager: true},
-		{Name: "selfsubjectrulesreviews", Kind: "SelfSubjectRulesReview", Storage: authorization.SelfSubjectRulesReviewREST{Authorizer: a}, NoFieldManager: true},
+		{Name: "subjectaccessreviews", Kind: "SubjectAccessReview", Storage: authorization.SubjectAccessReviewREST{Authorizer: a}},
+		{Name: "selfsubjectaccessreviews", Kind: "SelfSubjectAccessReview", Storage: authorization.SelfSubjectAccessReviewREST{Authorizer: a}},
+		{Name: "localsubjectaccessreviews", Kind: "LocalSubjectAccessReview", Storage: authorization.LocalSubjectAccessReviewREST{Authorizer: a}},
+		{Name: "selfsubjectrulesreviews", Kind: "SelfSubjectRulesReview", Storage: authorization.SelfSubjectRulesReviewREST{Authorizer: a}},
 	}
 	return builtGroup{group: endpoints.APIGroup{
 		Name: authorizationv1.GroupName, Priority: priorityAuthorization,

@@ -32,7 +32,7 @@ func (f *storeBuilder) autoscalingGroup() (builtGroup, error) {
 			newList: func() runtime.Object { return &autoscalingv2.HorizontalPodAutoscalerList{} }}},
 		{autoscalingV1, resourceSpec{name: "horizontalpodautoscalers", kind: "HorizontalPodAutoscaler",
 			strategy: autoscaling.HPAV1Strategy{}, status: autoscaling.HPAV1StatusStrategy{},
-			shortNames: []string{"hpa"}, categories: categoryAll, storageVersion: &autoscalingV2,
+			shortNames: []string{"hpa"}, categories: categoryAll,
 			new:     func() runtime.Object { return &autoscalingv1.HorizontalPodAutoscaler{} },
 			newList: func() runtime.Object { return &autoscalingv1.HorizontalPodAutoscalerList{} }}},
 	}

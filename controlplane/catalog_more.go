@@ -5,6 +5,7 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	certificatesv1beta1 "k8s.io/api/certificates/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -101,7 +102,10 @@ func (f *storeBuilder) certificatesGroup(az authz.Authorizer) (builtGroup, error
 		Name: "certificatesigningrequests/approval", Kind: "CertificateSigningRequest",
 		Storage: bg.stores["certificatesigningrequests"].Subresource(certificates.CSRApprovalStrategy{}), ResetFields: []string{"spec"},
 	})
-	return bg, nil
+	return bg, f.addBetas(&bg, certificatesv1.SchemeGroupVersion, specs, betaGV{certificatesv1beta1.SchemeGroupVersion, map[string]betaKind{
+		"clustertrustbundles":    kindOf[certificatesv1beta1.ClusterTrustBundle, certificatesv1beta1.ClusterTrustBundleList](),
+		"podcertificaterequests": kindOf[certificatesv1beta1.PodCertificateRequest, certificatesv1beta1.PodCertificateRequestList](),
+	}})
 }
 
 // installPriorityClasses adds the post-start hook that creates the

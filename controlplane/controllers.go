@@ -14,6 +14,7 @@ const (
 	ResourceQuotaController          = "resourcequota-controller"
 	PVCProtectionController          = "persistentvolumeclaim-protection-controller"
 	PVProtectionController           = "persistentvolume-protection-controller"
+	VACProtectionController          = "volumeattributesclass-protection-controller"
 	VAPStatusController              = "validatingadmissionpolicy-status-controller"
 	ServiceAccountTokenController    = "serviceaccount-token-controller"
 	StorageVersionMigratorController = storageversionmigrator.Name
@@ -30,6 +31,7 @@ var InProcessControllers = map[string][]string{
 	ResourceQuotaController:          {"resourcequota"},
 	PVCProtectionController:          {"pvc-protection"},
 	PVProtectionController:           {"pv-protection"},
+	VACProtectionController:          {},
 	ServiceAccountTokenController:    {"serviceaccount-token"},
 	VAPStatusController:              {},
 	StorageVersionMigratorController: {"svm"},

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -73,24 +74,42 @@ func (f *storeBuilder) coreGroup(eventTTL time.Duration, budgets core.Disruption
 	return bg, nil
 }
 
-// eventsGroup is events.k8s.io/v1, stored as core/v1 Events.
+// eventsGroup is events.k8s.io/v1, stored as core/v1 Events
+// (kubeStorageVersions).
 func (f *storeBuilder) eventsGroup(eventTTL time.Duration) (builtGroup, error) {
-	coreGV := corev1.SchemeGroupVersion
 	specs := []resourceSpec{
 		{name: "events", kind: "Event", strategy: events.EventStrategy{}, shortNames: []string{"ev"},
-			storageVersion: &coreGV, ttl: fixedTTL(eventTTL),
+			ttl: fixedTTL(eventTTL),
 			new: func() runtime.Object { return &eventsv1.Event{} }, newList: func() runtime.Object { return &eventsv1.EventList{} }},
 	}
 	return f.buildGroup(eventsv1.GroupName, priorityEvents, eventsv1.SchemeGroupVersion, specs)
 }
 
-// coordinationGroup is coordination.k8s.io/v1.
+// coordinationGroup is coordination.k8s.io/v1, and v1beta1 when
+// --runtime-config turns it on: leasecandidates, which have no GA version
+// and so a storage of their own, at v1beta1 as in kube.
 func (f *storeBuilder) coordinationGroup() (builtGroup, error) {
 	specs := []resourceSpec{
 		{name: "leases", kind: "Lease", strategy: coordination.LeaseStrategy{},
 			new: func() runtime.Object { return &coordinationv1.Lease{} }, newList: func() runtime.Object { return &coordinationv1.LeaseList{} }},
 	}
-	return f.buildGroup(coordinationv1.GroupName, priorityCoordination, coordinationv1.SchemeGroupVersion, specs)
+	bg, err := f.buildGroup(coordinationv1.GroupName, priorityCoordination, coordinationv1.SchemeGroupVersion, specs)
+	if err != nil {
+		return bg, err
+	}
+	beta := coordinationv1beta1.SchemeGroupVersion
+	candidates := endpoints.GroupVersion{Version: beta.Version, Resources: []endpoints.Resource{{Name: "leasecandidates"}}}
+	if f.apis.ResourceOn(beta.WithResource("leasecandidates")) {
+		_, candidates.Resources, err = f.build(beta, resourceSpec{name: "leasecandidates", kind: "LeaseCandidate",
+			strategy: coordination.LeaseCandidateStrategy{},
+			new:      func() runtime.Object { return &coordinationv1beta1.LeaseCandidate{} },
+			newList:  func() runtime.Object { return &coordinationv1beta1.LeaseCandidateList{} }})
+		if err != nil {
+			return bg, err
+		}
+	}
+	bg.group.Versions = append(bg.group.Versions, candidates)
+	return bg, nil
 }
 
 // buildGroup builds the stores and endpoint resources of one group version.

@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/capstan-io/capstan/admission/namespacelifecycle"
+	"github.com/capstan-io/capstan/apis/admissionregistration"
 	"github.com/capstan-io/capstan/apis/policy"
 	"github.com/capstan-io/capstan/apis/resource"
 	"github.com/capstan-io/capstan/controlplane/controllers/garbagecollector"
@@ -70,6 +71,11 @@ type Config struct {
 	// RootCA is the CA bundle pods verify the server with: the
 	// kube-root-ca.crt config map of every namespace.
 	RootCA []byte
+	// HA is this replica's identity and the election of the loops.
+	HA HAConfig
+	// elector runs the loops kube leaves to kube-controller-manager on
+	// the elected replica. Made by New.
+	elector *electedLoops
 }
 
 // Instance is the kube server.
@@ -84,7 +90,8 @@ var systemNamespaces = []string{metav1.NamespaceDefault, metav1.NamespaceSystem,
 // New builds the kube server in front of delegate.
 func (c Config) New(delegate *server.Server) (*Instance, error) {
 	c.systemNamespacesDone = make(chan struct{})
-	c.stores = &storeBuilder{Factory: c.Storage}
+	c.stores = &storeBuilder{Factory: c.Storage, apis: c.Generic.APIs}
+	c.elector = &electedLoops{ha: c.HA, logger: c.Logger.With("controller", "leader-election")}
 	s, err := c.Generic.New("kube-apiserver", delegate)
 	if err != nil {
 		return nil, err
@@ -94,7 +101,8 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	core, err := c.stores.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.Workloads.Pods, c.kubelets(),
+	kubelets := c.kubelets()
+	core, err := c.stores.coreGroup(c.EventTTL, policy.NewBudgets(policyGroup.stores["poddisruptionbudgets"]), c.Workloads.Pods, kubelets,
 		c.Generic.Health.Checks)
 	if err != nil {
 		return nil, err
@@ -120,7 +128,10 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		c.stores.discoveryGroup,
 		c.stores.storageGroup,
 		c.stores.flowcontrolGroup,
-		c.stores.admissionregistrationGroup,
+		func() (builtGroup, error) {
+			return c.stores.admissionregistrationGroup(&admissionregistration.ParamAccess{
+				Authorizer: c.Generic.Authorization, Resolve: discoveryResolver(s.Discovery())})
+		},
 		func() (builtGroup, error) {
 			return c.stores.resourceGroup(resource.Access{Namespaces: resource.NamespaceGetter(namespaceGetter(core.stores["namespaces"])), Authorizer: c.Generic.Authorization})
 		},
@@ -132,6 +143,7 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		}
 		groups = append(groups, g)
 	}
+	c.addProxySubresources(groups, kubelets)
 	for _, g := range groups {
 		if err := s.InstallAPIGroup(g.group); err != nil {
 			return nil, err
@@ -161,12 +173,12 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 		return c.ensureSystemNamespaces(hc)
 	})
 	if c.Disabled.Runs(NamespaceController) {
-		s.AddPostStartHook("start-namespace-controller", c.runNamespaceController)
+		s.AddPostStartHook("start-namespace-controller", c.elector.hook(NamespaceController, c.runNamespaceController))
 	}
 	// --enable-garbage-collector=false: nothing collects, here or in a
 	// kube-controller-manager beside capstan.
 	if c.Disabled.Runs(GarbageCollectorController) && !c.Storage.Deletion.NoGarbageCollector {
-		s.AddPostStartHook("start-garbage-collector", c.runGarbageCollector)
+		s.AddPostStartHook("start-garbage-collector", c.elector.hook(GarbageCollectorController, c.runGarbageCollector))
 	}
 	s.AddPostStartHook("start-cluster-authentication-info-controller", func(hc server.HookContext) error {
 		// Its ConfigMap lives in kube-system.
@@ -177,8 +189,10 @@ func (c Config) New(delegate *server.Server) (*Instance, error) {
 	})
 	s.AddPostStartHook("priority-and-fairness-config-producer", c.produceAPFConfiguration)
 	if c.Disabled.Runs(StorageVersionMigratorController) {
-		s.AddPostStartHook("start-"+StorageVersionMigratorController, c.runStorageVersionMigrator)
+		s.AddPostStartHook("start-"+StorageVersionMigratorController, c.elector.hook(StorageVersionMigratorController, c.runStorageVersionMigrator))
 	}
+	c.elector.install(s, c.systemNamespacesDone)
+	c.installIdentity(s)
 	return &Instance{Server: s}, nil
 }
 

@@ -83,7 +83,7 @@ func (c Config) installAuthorization(s *server.Server) error {
 	}
 	s.AddPostStartHook("rbac/bootstrap-roles", h.bootstrap)
 	if c.Disabled.Runs(ClusterRoleAggregationController) {
-		s.AddPostStartHook("start-cluster-role-aggregation-controller", h.runAggregation)
+		s.AddPostStartHook("start-cluster-role-aggregation-controller", c.elector.hook(ClusterRoleAggregationController, h.runAggregation))
 	}
 	if c.Authorization != nil && c.Authorization.node != nil {
 		s.AddPostStartHook("start-node-authorizer-informers", nodeGraphHook(c.Authorization.node))

@@ -11,6 +11,7 @@ import (
 	"github.com/capstan-io/capstan/endpoints"
 	"github.com/capstan-io/capstan/printers"
 	"github.com/capstan-io/capstan/registry"
+	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/storage/storagefactory"
 )
 
@@ -23,10 +24,11 @@ type resourceSpec struct {
 	new       func() runtime.Object
 	newList   func() runtime.Object
 	strategy  registry.Strategy
-	// storageVersion defaults to the served version.
-	storageVersion *schema.GroupVersion
-	shortNames     []string
-	categories     []string
+	// ga, for a beta version, is its GA version, whose objects it shares:
+	// both are stored at storageVersion(resource, ga).
+	ga         *schema.GroupVersion
+	shortNames []string
+	categories []string
 	// status, when set, serves name/status with this strategy.
 	status registry.Strategy
 	// scale, when set, serves name/scale (autoscaling/v1 Scale).
@@ -34,6 +36,9 @@ type resourceSpec struct {
 	// returnDeleted makes DELETE answer with the object.
 	returnDeleted bool
 	ttl           func(obj runtime.Object) uint64
+	// table, when set, replaces the kind's printer (a beta version prints
+	// through its GA version's).
+	table rest.TableConvertor
 }
 
 // build makes the store of a resource and its endpoint resources.
@@ -42,9 +47,16 @@ func (f *storeBuilder) build(gv schema.GroupVersion, spec resourceSpec) (*regist
 		spec.keyPrefix = "/" + spec.name
 	}
 	gr := schema.GroupResource{Group: gv.Group, Resource: spec.name}
-	storageGV := gv
-	if spec.storageVersion != nil {
-		storageGV = *spec.storageVersion
+	base := gv
+	if spec.ga != nil {
+		base = *spec.ga
+	}
+	storageGV := storageVersion(gr, base)
+	// Discovery's storageVersionHash names the storage version when it is
+	// not the served one.
+	var hashVersion *schema.GroupVersion
+	if storageGV != gv {
+		hashVersion = &storageGV
 	}
 	st, err := f.New(storagefactory.Spec{
 		Resource: gr, KeyPrefix: spec.keyPrefix, StorageVersion: storageGV, MemoryVersion: gv,
@@ -62,16 +74,19 @@ func (f *storeBuilder) build(gv schema.GroupVersion, spec resourceSpec) (*regist
 	})
 	main := endpoints.Resource{
 		Name: spec.name, Kind: spec.kind, Storage: store, ShortNames: spec.shortNames,
-		Categories: spec.categories, StorageVersion: spec.storageVersion,
+		Categories: spec.categories, StorageVersion: hashVersion,
 		Defaulter: defaulter(spec.strategy), SupportedFields: store.SupportedFields(),
 		Table: printers.For(gv.WithKind(spec.kind)),
+	}
+	if spec.table != nil {
+		main.Table = spec.table
 	}
 	out := []endpoints.Resource{main}
 	if spec.status != nil {
 		out[0].ResetFields = []string{"status"}
 		out = append(out, endpoints.Resource{
 			Name: spec.name + "/status", Kind: spec.kind, Storage: store.Subresource(spec.status),
-			Defaulter: defaulter(spec.strategy), ResetFields: []string{"spec"},
+			Defaulter: defaulter(spec.strategy), ResetFields: []string{"spec"}, StorageVersion: hashVersion,
 		})
 	}
 	if spec.scale != nil {

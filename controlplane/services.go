@@ -37,6 +37,9 @@ type ServicesConfig struct {
 	// loopback.
 	PublicIP   net.IP
 	PublicPort int
+	// NoEndpointReconciler is --endpoint-reconciler-type=none: the
+	// kubernetes Service's endpoints are left to others.
+	NoEndpointReconciler bool
 	// RepairInterval is how often allocations are checked against the
 	// services; 3 minutes when zero, as in kube.
 	RepairInterval time.Duration

@@ -61,10 +61,10 @@ func (c Config) addServiceHooks(s *server.Server, b *servicesBuilt, serviceIP ne
 		k := kubernetesservice.New(kubernetesservice.Config{
 			Client: client, ServiceIP: serviceIP, ServicePort: 443,
 			PublicIP: c.Services.PublicIP, PublicPort: c.Services.PublicPort,
-			Leases: b.leases, Interval: endpointInterval, LeaseTTL: endpointLeaseTTL,
+			Leases: b.leases, NoEndpoints: c.Services.NoEndpointReconciler, Interval: endpointInterval, LeaseTTL: endpointLeaseTTL,
 			Logger: c.Logger.With("controller", "kubernetes-service"),
 		})
-		if !k.KeepsEndpoints() {
+		if !k.KeepsEndpoints() && !c.Services.NoEndpointReconciler {
 			c.Logger.Info("the kubernetes service gets no endpoints: the advertised address is not reachable from pods",
 				"address", c.Services.PublicIP)
 		}

@@ -13,16 +13,16 @@ import (
 )
 
 // APIEnablement is --runtime-config resolved: which group versions and
-// resources the servers of a chain leave out. The zero value serves
-// everything. Filter remembers what it was offered, so that CheckOffered
-// can refuse keys that name nothing capstan serves.
+// resources the servers of a chain serve. As in kube, GA versions are on
+// by default and beta versions off; the zero value (and nil) serves just
+// that. Filter remembers what it was offered, so that CheckOffered can
+// refuse keys that name nothing capstan serves.
 //
-// capstan serves only GA versions, so turning a class of versions on
-// (api/beta=true, api/alpha=true) or a version capstan does not serve is
-// refused rather than ignored.
+// capstan serves no alpha version, so api/alpha=true is refused rather
+// than ignored; api/all=true turns on the beta versions.
 type APIEnablement struct {
-	// classes are api/all, api/ga, api/beta and api/alpha: false turns
-	// every version of that class off.
+	// classes are api/all, api/ga, api/beta and api/alpha: each turns
+	// every version of its class on or off, in that order.
 	classes map[string]bool
 	// versions and resources are explicit group/version[/resource] keys.
 	versions  map[schema.GroupVersion]bool
@@ -38,12 +38,22 @@ var (
 	alphaVersion = regexp.MustCompile(`^v\d+alpha\d+$`)
 )
 
+// IsVersionClass tells whether key names a class of versions: api/all,
+// api/ga, api/beta or api/alpha.
+func IsVersionClass(key string) bool {
+	switch key {
+	case "api/all", "api/ga", "api/beta", "api/alpha":
+		return true
+	}
+	return false
+}
+
 // Set applies one --runtime-config key.
 func (e *APIEnablement) Set(key string, on bool) error {
 	switch key {
 	case "api/all", "api/ga", "api/beta", "api/alpha", "api/legacy":
-		if on && key != "api/ga" && key != "api/legacy" {
-			return fmt.Errorf("--runtime-config=%s=true: capstan serves only GA API versions", key)
+		if on && key == "api/alpha" {
+			return fmt.Errorf("--runtime-config=%s=true: capstan serves no alpha API versions", key)
 		}
 		if e.classes == nil {
 			e.classes = map[string]bool{}
@@ -83,12 +93,16 @@ func (e *APIEnablement) Set(key string, on bool) error {
 	return nil
 }
 
-// versionOn tells whether gv, served by default, stays on.
+// versionOn tells whether gv is on: GA versions are by default, others
+// not (kube 1.37 turns no beta version on by default).
 func (e *APIEnablement) versionOn(gv schema.GroupVersion) bool {
+	if e == nil {
+		return gaVersion.MatchString(gv.Version)
+	}
 	if on, ok := e.versions[gv]; ok {
 		return on
 	}
-	on := true
+	on := gaVersion.MatchString(gv.Version)
 	if v, ok := e.classes["api/all"]; ok {
 		on = v
 	}
@@ -105,25 +119,35 @@ func (e *APIEnablement) versionOn(gv schema.GroupVersion) bool {
 	return on
 }
 
-// Filter drops from g the versions and resources turned off; ok is false
-// when nothing of g is left. A nil APIEnablement keeps everything.
-func (e *APIEnablement) Filter(g APIGroup) (_ APIGroup, ok bool) {
-	if e == nil {
-		return g, true
+// ResourceOn tells whether gvr (a main resource) is served: a
+// group/version/resource key decides, as in kube, even against its
+// version's; otherwise the version does. Servers build the storage of
+// resources that are off by default only when this says so.
+func (e *APIEnablement) ResourceOn(gvr schema.GroupVersionResource) bool {
+	if e != nil {
+		if on, set := e.resources[gvr]; set {
+			return on
+		}
 	}
-	e.mu.Lock()
-	e.offered = append(e.offered, g)
-	e.mu.Unlock()
+	return e.versionOn(gvr.GroupVersion())
+}
+
+// Filter drops from g the versions and resources that are off; ok is
+// false when nothing of g is left. A version is served when any of its
+// resources is.
+func (e *APIEnablement) Filter(g APIGroup) (_ APIGroup, ok bool) {
+	if e != nil {
+		e.mu.Lock()
+		e.offered = append(e.offered, g)
+		e.mu.Unlock()
+	}
 	out := APIGroup{Name: g.Name, Priority: g.Priority}
 	for _, v := range g.Versions {
 		gv := schema.GroupVersion{Group: g.Name, Version: v.Version}
-		if !e.versionOn(gv) {
-			continue
-		}
 		kept := GroupVersion{Version: v.Version}
 		for _, r := range v.Resources {
 			main, _, _ := strings.Cut(r.Name, "/")
-			if on, set := e.resources[gv.WithResource(main)]; !set || on {
+			if e.ResourceOn(gv.WithResource(main)) {
 				kept.Resources = append(kept.Resources, r)
 			}
 		}

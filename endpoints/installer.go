@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/endpoints/discovery"
 	"github.com/capstan-io/capstan/endpoints/handlers"
 	"github.com/capstan-io/capstan/registry/rest"
@@ -72,6 +73,9 @@ type Config struct {
 	// managed fields and server-side apply; nil disables both.
 	TypeConverter managedfields.TypeConverter
 	Convertor     runtime.ObjectConvertor
+	// Versions, when set, tells each scope the other versions of its
+	// resource, for admission's matchPolicy Equivalent.
+	Versions *VersionIndex
 }
 
 // Install builds the scopes of a group's resources and its discovery entry.
@@ -115,12 +119,16 @@ func (c *Config) scope(gv schema.GroupVersion, r Resource) (*handlers.Scope, err
 			return nil, fmt.Errorf("%s/%s: %w", gv, r.Name, err)
 		}
 	}
-	return &handlers.Scope{
+	s := &handlers.Scope{
 		FieldManager: fm, UpdateFieldManager: updateFM, Types: c.TypeConverter,
 		Resource: gv.WithResource(resource), Subresource: sub, Kind: kind,
 		Namespaced: scoper.NamespaceScoped(), Storage: r.Storage, Common: c.Common,
 		Defaulter: r.Defaulter, Table: r.Table, SupportedFields: r.SupportedFields,
-	}, nil
+	}
+	if c.Versions != nil {
+		s.Versions = c.Versions.add(versionKey(gv, r), admission.Version{Resource: s.Resource, Kind: kind})
+	}
+	return s, nil
 }
 
 // FieldManager is the managed-fields tracker of an endpoint whose kind is
@@ -205,6 +213,12 @@ func apiResource(gv schema.GroupVersion, r Resource) metav1.APIResource {
 	ar.SingularName = r.SingularName
 	if ar.SingularName == "" {
 		ar.SingularName = strings.ToLower(r.Kind)
+	}
+	if _, stored := r.Storage.(rest.Watcher); !stored {
+		// Kube names no storage version of what it does not store
+		// (bindings, componentstatuses, reviews): their storage is no
+		// registry store, which alone is watched.
+		return ar
 	}
 	storageGV := gv
 	if r.StorageVersion != nil {

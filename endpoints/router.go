@@ -18,13 +18,15 @@ import (
 // map lookup rather than a path match.
 type Router struct {
 	scopes     map[string]*handlers.Scope // by "group/version/resource[/sub]"
+	deprecated map[string]string          // the warning of every request to a deprecated kind, by scope key
 	versions   map[schema.GroupVersion]bool
 	serializer runtime.NegotiatedSerializer
 }
 
 // NewRouter returns an empty Router.
 func NewRouter(serializer runtime.NegotiatedSerializer) *Router {
-	return &Router{scopes: map[string]*handlers.Scope{}, versions: map[schema.GroupVersion]bool{}, serializer: serializer}
+	return &Router{scopes: map[string]*handlers.Scope{}, deprecated: map[string]string{},
+		versions: map[schema.GroupVersion]bool{}, serializer: serializer}
 }
 
 // Add installs the scopes Install built for group.
@@ -32,6 +34,9 @@ func (rt *Router) Add(group string, scopes map[string]*handlers.Scope) {
 	for key, s := range scopes {
 		rt.scopes[group+"/"+key] = s
 		rt.versions[s.Resource.GroupVersion()] = true
+		if msg := deprecationWarning(s); msg != "" {
+			rt.deprecated[group+"/"+key] = msg
+		}
 	}
 }
 
@@ -43,7 +48,8 @@ func (rt *Router) Serves(info *request.Info) bool {
 // ServeHTTP dispatches a resource request to the handler of its verb.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	info, ok := request.InfoFrom(r.Context())
-	if !ok {
+	// The /proxy/ paths kube still parses are served no more.
+	if !ok || info.Verb == "proxy" {
 		rt.notFound(w, r)
 		return
 	}
@@ -52,62 +58,82 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		key += "/" + info.Subresource
 	}
 	s, ok := rt.scopes[key]
-	if !ok || !scopeMatches(s, info) {
+	if !ok {
+		rt.notFound(w, r)
+		return
+	}
+	if !scopeMatches(s, info) {
+		// A namespaced resource's path without a namespace serves lists
+		// and watches only: kube's router refuses other methods there.
+		if s.Namespaced && info.Namespace == "" && info.PathName() == "" {
+			handlers.WriteStatus(w, r, rt.serializer, handlers.ErrorToStatus(handlers.MethodNotAllowed(), nil))
+			return
+		}
 		rt.notFound(w, r)
 		return
 	}
 	defer metrics.Routed(r, info)()
-	ctx := r.Context()
+	ctx, span := startVerbSpan(r.Context(), r, info)
+	defer span.End()
 	if s.Namespaced {
 		ctx = request.WithNamespace(ctx, info.Namespace)
 	}
 	// Storage and strategies raise warnings through the context.
 	r = r.WithContext(warning.WithHeader(ctx, w.Header()))
-	if !dispatch(s, w, r, info) {
+	handle := handlerOf(s, info)
+	if handle == nil {
 		handlers.WriteStatus(w, r, rt.serializer, handlers.ErrorToStatus(handlers.MethodNotAllowed(), nil))
+		return
 	}
+	// kube's router refuses a patch media type it has no route for before
+	// any handler, so before the deprecation warning.
+	if msg := rt.deprecated[key]; msg != "" && (info.Verb != "patch" || s.RoutesPatchType(r)) {
+		warning.Add(r.Context(), msg)
+	}
+	handle(w, r)
 }
 
 // scopeMatches checks the namespace part of the path against the scope:
 // a namespaced object needs a namespace, a cluster-scoped one must have none.
 func scopeMatches(s *handlers.Scope, info *request.Info) bool {
+	name := info.PathName()
 	if !s.Namespaced {
 		// /namespaces/{name}[/{subresource}] is a namespace itself.
-		return info.Namespace == "" || (info.Resource == "namespaces" && info.Namespace == info.Name)
+		return info.Namespace == "" || (info.Resource == "namespaces" && info.Namespace == name)
 	}
 	if info.Namespace == "" {
-		return info.Name == "" && (info.Verb == "list" || info.Verb == "watch")
+		return name == "" && (info.Verb == "list" || info.Verb == "watch")
 	}
 	return true
 }
 
-// dispatch calls the handler of the request's verb; false if there is none.
-func dispatch(s *handlers.Scope, w http.ResponseWriter, r *http.Request, info *request.Info) bool {
-	if _, ok := s.Storage.(rest.Connecter); ok && info.Name != "" && info.Subresource != "" {
-		s.Connect(w, r, info.Name)
-		return true
+// handlerOf is the handler of the request's verb, or nil if there is none.
+func handlerOf(s *handlers.Scope, info *request.Info) http.HandlerFunc {
+	// The name of the path, not one a list's field selector names.
+	name := info.PathName()
+	if _, ok := s.Storage.(rest.Connecter); ok && name != "" && info.Subresource != "" {
+		return func(w http.ResponseWriter, r *http.Request) { s.Connect(w, r, name) }
 	}
 	switch {
-	case info.Name == "" && (info.Verb == "list" || info.Verb == "watch"):
-		s.List(w, r, info.Verb == "watch")
-	case info.Verb == "create" && (info.Name == "" || info.Subresource != ""):
-		s.Create(w, r, info.Name)
-	case info.Name == "" && info.Verb == "deletecollection":
-		s.DeleteCollection(w, r)
-	case info.Name != "" && info.Verb == "get":
-		s.Get(w, r, info.Name)
-	case info.Name != "" && info.Verb == "watch":
-		s.WatchOne(w, r, info.Name)
-	case info.Name != "" && info.Verb == "update":
-		s.Update(w, r, info.Name)
-	case info.Name != "" && info.Verb == "patch":
-		s.Patch(w, r, info.Name)
-	case info.Name != "" && info.Verb == "delete":
-		s.Delete(w, r, info.Name)
-	default:
-		return false
+	case name == "" && (info.Verb == "list" || info.Verb == "watch"):
+		watch := info.Verb == "watch"
+		return func(w http.ResponseWriter, r *http.Request) { s.List(w, r, watch) }
+	case info.Verb == "create" && (name == "" || info.Subresource != ""):
+		return func(w http.ResponseWriter, r *http.Request) { s.Create(w, r, name) }
+	case name == "" && info.Verb == "deletecollection":
+		return s.DeleteCollection
+	case name != "" && info.Verb == "get":
+		return func(w http.ResponseWriter, r *http.Request) { s.Get(w, r, name) }
+	case name != "" && info.Verb == "watch":
+		return func(w http.ResponseWriter, r *http.Request) { s.WatchOne(w, r, name) }
+	case name != "" && info.Verb == "update":
+		return func(w http.ResponseWriter, r *http.Request) { s.Update(w, r, name) }
+	case name != "" && info.Verb == "patch":
+		return func(w http.ResponseWriter, r *http.Request) { s.Patch(w, r, name) }
+	case name != "" && info.Verb == "delete":
+		return func(w http.ResponseWriter, r *http.Request) { s.Delete(w, r, name) }
 	}
-	return true
+	return nil
 }
 
 func (rt *Router) notFound(w http.ResponseWriter, r *http.Request) {

@@ -6,6 +6,14 @@
 #   test/e2e/testdata/kube-discovery/apis.json   GET /apis (aggregated discovery v2)
 #   test/e2e/testdata/kube-discovery/api-resources.txt
 #                                                kubectl api-resources -o wide
+#   test/e2e/testdata/kube-discovery/storage-versions.txt
+#                                                each resource's storageVersionHash
+#                                                (legacy discovery): the version
+#                                                kube stores it at
+#
+# With BETA=1, kube-apiserver runs with --runtime-config=api/beta=true and
+# the files go to test/e2e/testdata/kube-discovery-beta/, which
+# TestDiscoveryMatchesKubeBeta reads.
 #
 # The JSON is normalised with jq (sorted keys, indented) so that a new
 # recording diffs line by line. kube-apiserver and etcd are the upstream build
@@ -15,6 +23,11 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 up="$root/bench/upstream"
 out="$root/test/e2e/testdata/kube-discovery"
+apiserver_args="${APISERVER_ARGS:-}"
+if [[ "${BETA:-0}" == 1 ]]; then
+  out="$out-beta"
+  apiserver_args="$apiserver_args --runtime-config=api/beta=true"
+fi
 command -v jq >/dev/null || { echo "jq is required" >&2; exit 1; }
 tmp="$(mktemp -d)"
 mkdir -p "$out"
@@ -23,7 +36,7 @@ mkdir -p "$out"
   -X k8s.io/component-base/version.gitMajor=1 \
   -X k8s.io/component-base/version.gitMinor=37 \
   -X k8s.io/component-base/version.gitTreeState=clean" ./hack/kubectl)
-OUT="$tmp/upstream" "$up/run.sh" >/dev/null
+OUT="$tmp/upstream" APISERVER_ARGS="$apiserver_args" "$up/run.sh" >/dev/null
 trap '"$up/stop.sh" "$tmp/upstream" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 # shellcheck disable=SC1091
 source "$tmp/upstream/env"
@@ -33,4 +46,10 @@ for path in api apis; do
     jq -S . > "$out/$path.json"
 done
 "$tmp/kubectl" --kubeconfig "$KUBECONFIG" api-resources -o wide > "$out/api-resources.txt"
+get() { curl -fsS --cacert "$CA" -H "Authorization: Bearer $TOKEN" "$SERVER/$1"; }
+hashes='.groupVersion as $gv | .resources[] | select(.storageVersionHash) | "\($gv) \(.name) \(.storageVersionHash)"'
+{
+  get api/v1 | jq -r "$hashes"
+  for gv in $(get apis | jq -r '.groups[].versions[].groupVersion'); do get "apis/$gv" | jq -r "$hashes"; done
+} | sort > "$out/storage-versions.txt"
 echo "recorded $(($(wc -l < "$out/api-resources.txt") - 1)) resources of kube-apiserver $(curl -fsS --cacert "$CA" -H "Authorization: Bearer $TOKEN" "$SERVER/version" | jq -r .gitVersion)"

@@ -21,12 +21,14 @@ openapi_version="$(version k8s.io/kube-openapi)"
 
 # The packages of k8s.io/api whose group versions capstan serves (add one
 # when controlplane serves a new group version; test/e2e's TestOpenAPI fails
-# without it). The documents, like kube's, hold only the definitions that
-# served paths reach, so the others (two thirds of k8s.io/api: betas,
-# alphas, groups capstan does not serve) would only make the binary larger
-# and the managed-fields types built at every start slower.
+# without it); the beta versions --runtime-config may turn on are served
+# too. The documents, like kube's, hold only the definitions that served
+# paths reach, so the others (alphas, betas of no resource in 1.37, groups
+# capstan does not serve) would only make the binary larger and the
+# managed-fields types built at every start slower.
 api_pkgs=(
   k8s.io/api/admissionregistration/v1
+  k8s.io/api/admissionregistration/v1beta1
   k8s.io/api/apps/v1
   k8s.io/api/authentication/v1
   k8s.io/api/authorization/v1
@@ -34,7 +36,9 @@ api_pkgs=(
   k8s.io/api/autoscaling/v2
   k8s.io/api/batch/v1
   k8s.io/api/certificates/v1
+  k8s.io/api/certificates/v1beta1
   k8s.io/api/coordination/v1
+  k8s.io/api/coordination/v1beta1
   k8s.io/api/core/v1
   k8s.io/api/discovery/v1
   k8s.io/api/events/v1
@@ -45,8 +49,11 @@ api_pkgs=(
   k8s.io/api/rbac/v1
   k8s.io/api/scheduling/v1
   k8s.io/api/resource/v1
+  k8s.io/api/resource/v1beta1
+  k8s.io/api/resource/v1beta2
   k8s.io/api/storage/v1
   k8s.io/api/storagemigration/v1
+  k8s.io/api/storagemigration/v1beta1
   # batch/v1's Job refers to workload scheduling types of this one
   k8s.io/api/scheduling/v1alpha3
 )

@@ -3,7 +3,8 @@
 // the port the kubelet reports), and the TLS transports that carry the
 // node-facing subresources (pods/log, exec, attach, portforward and
 // nodes/proxy), with the client certificate of --kubelet-client-certificate
-// and the CA of --kubelet-certificate-authority.
+// and the CA of --kubelet-certificate-authority; and the transports of the
+// cluster network, to pods, services and nodes' other ports.
 package kubeletclient
 
 import (
@@ -37,6 +38,10 @@ type Config struct {
 	// Timeout bounds dialling a kubelet and its TLS handshake (kube accepts
 	// --kubelet-timeout and leaves it unused).
 	Timeout time.Duration
+	// Dial, when set, makes every connection to kubelets, nodes, pods and
+	// services: the cluster network, as kube's egress selector's cluster
+	// dialer. Nil dials directly.
+	Dial proxy.DialFunc
 }
 
 // Client finds kubelets and carries requests to them. It is safe for
@@ -47,6 +52,9 @@ type Client struct {
 	// secure verifies kubelets with the CA when there is one; insecure
 	// never does (PodLogOptions.insecureSkipTLSVerifyBackend).
 	secure, insecure transports
+	// cluster reaches pods, services and nodes' other ports: plain HTTP,
+	// or TLS that verifies nothing, since an IP names no certificate.
+	cluster transports
 }
 
 // transports are a proxy.Handler's two transports.
@@ -81,13 +89,17 @@ func New(c Config) (*Client, error) {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	dial := (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext
+	dial := c.Dial
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext
+	}
 	cl := &Client{port: int(c.Port)}
 	for _, t := range c.PreferredAddressTypes {
 		cl.types = append(cl.types, corev1.NodeAddressType(t))
 	}
 	cl.secure = newTransports(secureTLS, dial, timeout)
 	cl.insecure = newTransports(insecureTLS, dial, timeout)
+	cl.cluster = newTransports(&tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}, c.Dial, 10*time.Second)
 	return cl, nil
 }
 
@@ -112,6 +124,12 @@ type Connection struct {
 	Transport, UpgradeTransport http.RoundTripper
 	// Features are the features the node declares (status.declaredFeatures).
 	Features []string
+}
+
+// Cluster are the transports of ordinary and upgrade requests to pods,
+// services and nodes' ports other than the kubelet's.
+func (c *Client) Cluster() (ordinary, upgrade http.RoundTripper) {
+	return c.cluster.ordinary, c.cluster.upgrade
 }
 
 // URL is the kubelet's https URL of path and query.

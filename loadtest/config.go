@@ -8,7 +8,7 @@ import (
 )
 
 // Workloads lists every workload, in the order they run.
-var Workloads = []string{"startup", "idle", "fill", "crud", "reads", "list", "watch", "watchers", "informer", "crds"}
+var Workloads = []string{"startup", "idle", "fill", "crud", "reads", "list", "watch", "watchers", "informer", "crds", "admission"}
 
 // Config is what one run does.
 type Config struct {

@@ -65,26 +65,10 @@ func (r *runner) crds(ctx context.Context, ns string, res *Result) error {
 	defer stop()
 
 	w := r.sampler.Start()
-	rec := NewRecorder()
-	crds := r.client.Dynamic.Resource(crdGVR)
 	start := time.Now()
-	parallel(ctx, cc.N, cc.C, func(i int) {
-		track.started(specs[i].Name, time.Now())
-		_ = rec.Time("create", func() error {
-			_, err := crds.Create(ctx, crdObject(specs[i], r.runID), metav1.CreateOptions{})
-			return err
-		})
-	})
-	m["createSeconds"] = time.Since(start).Seconds()
-	if err := errorOf(ctx, rec); err != nil {
-		res.Ops, res.Resources = rec.Ops(time.Since(start)), w.Stop()
-		return fmt.Errorf("creating %d CRDs: %w", cc.N, err)
-	}
-	err = r.waitServed(ctx, specs, track, rec, start, cc.Timeout)
+	err = r.createCRDs(ctx, specs, track, res, start)
 	served := time.Since(start)
 	res.Resources = w.Stop()
-	ops := rec.Ops(served) // create, in discovery
-	res.Ops = append(append(ops[:1:1], track.op(served)), ops[1:]...)
 	if err != nil {
 		return err
 	}
@@ -111,6 +95,38 @@ func (r *runner) crds(ctx context.Context, ns string, res *Result) error {
 		return nil
 	}
 	return r.crdsBuilt(ctx, ns, specs, after, res)
+}
+
+// createCRDs creates the CRDs of specs and waits until they are served:
+// Established (track) and in aggregated discovery, which is polled while
+// they are created, so that "in discovery" times each CRD from its own
+// create, not from the last one.
+func (r *runner) createCRDs(ctx context.Context, specs []crdSpec, track *establishTracker, res *Result, start time.Time) error {
+	cc := r.cfg.CRDs
+	rec, discovered := NewRecorder(), NewRecorder()
+	crds := r.client.Dynamic.Resource(crdGVR)
+	pollCtx, stopPolling := context.WithCancel(ctx)
+	defer stopPolling()
+	servedErr := make(chan error, 1)
+	go func() { servedErr <- r.waitServed(pollCtx, specs, track, discovered, start, cc.Timeout) }()
+	parallel(ctx, cc.N, cc.C, func(i int) {
+		track.started(specs[i].Name, time.Now())
+		_ = rec.Time("create", func() error {
+			_, err := crds.Create(ctx, crdObject(specs[i], r.runID), metav1.CreateOptions{})
+			return err
+		})
+	})
+	res.Metrics["createSeconds"] = time.Since(start).Seconds()
+	if err := errorOf(ctx, rec); err != nil {
+		stopPolling()
+		<-servedErr
+		res.Ops = rec.Ops(time.Since(start))
+		return fmt.Errorf("creating %d CRDs: %w", cc.N, err)
+	}
+	err := <-servedErr
+	served := time.Since(start)
+	res.Ops = append(append(rec.Ops(served), track.op(served)), discovered.Ops(served)...)
+	return err
 }
 
 // crdsBuilt creates the first custom resources of FirstCRs CRDs, which

@@ -15,10 +15,16 @@ var descriptions = map[string]string{
 	"idle": "Nothing but the server's own work for a while right after start: RSS at the end, CPU meanwhile.",
 	"fill": "Config maps created at the given concurrency into one namespace; RSS read 5 s after the last create " +
 		"(Go returns freed memory to the OS lazily, so this is what `top` shows, not the live heap). " +
-		"The last size's table also times deleting them all: `deletecollection` is one request (past the 60 s request " +
-		"timeout it ends with an error, and kube-apiserver stops deleting), sent again until a list finds the namespace " +
-		"empty; `all deleted` is the time until then.",
+		"The last size's table also times deleting them all: one deletecollection request, sent again until a list finds " +
+		"the namespace empty; `all deleted` is the time until then. A request the 60 s request timeout ends is a " +
+		"`deletecollection cut short` (both servers stop deleting there); " +
+		"`deletecollection` is the one that deleted what was left.",
 	"crud": "Each config map is created, read, updated and deleted by one of C workers: 4 requests per object.",
+	"admission": "N config maps created by C workers (the crud sizes) in three phases, each in a namespace of its own: " +
+		"with no webhook or policy matching them; through one mutating webhook (a JSON patch adding a label) and one " +
+		"validating webhook, both served by the load tool over HTTPS on loopback (URL clientConfig with a caBundle); " +
+		"through ten ValidatingAdmissionPolicies with a CEL validation each, bound to the namespace. Each phase starts " +
+		"once a probe shows its configurations in force.",
 	"biglists": "Concurrent unpaginated lists of the whole filled namespace (consistent reads, all started at once), " +
 		"right after the last fill size is reached: `peak RSS` is what holding and encoding them cost.",
 	"reads": "A namespace of N config maps read by C workers, first with GETs of random ones for a while, then with " +
@@ -120,6 +126,8 @@ var headline = [][2]string{
 	{"fill-10000", "RSS sum (MiB)"}, {"fill-30000", "RSS sum (MiB)"}, {"fill-100000", "RSS sum (MiB)"},
 	{"crud", "requests per s"},
 	{"crud", "create p99 (ms)"}, {"crud", "get p99 (ms)"}, {"crud", "CPU sum (s)"},
+	{"admission", "create, 2 webhooks per s"}, {"admission", "create, 2 webhooks p99 (ms)"},
+	{"admission", "create, 10 policies per s"}, {"admission", "create, 10 policies p99 (ms)"},
 	{"reads", "GETs per s"}, {"reads", "get p99 (ms)"}, {"reads", "lists per s"}, {"reads", "list p99 (ms)"},
 	{"biglists-30000", "peak RSS server (MiB)"}, {"biglists-100000", "peak RSS server (MiB)"},
 	{"list", "full p50 (ms)"}, {"list", "paginated p50 (ms)"},

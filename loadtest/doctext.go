@@ -13,7 +13,7 @@ const crdsDescription = "Each server starts on a fresh `--etcd-prefix` of the sa
 	"CustomResourceDefinitions spread over G API groups, each namespaced with one version `v1`, the status subresource, " +
 	"four printer columns and a structural schema of ten spec and four status fields (defaults, enums, bounds, a map list, " +
 	"a map; descriptions make every CRD's schema its own). The tool waits until a watch has seen every CRD `Established` " +
-	"and aggregated discovery (`/apis`, polled every 250 ms) lists every resource: `established` and `in discovery` are " +
+	"and aggregated discovery (`/apis`, polled every 250 ms from the first create on) lists every resource: `established` and `in discovery` are " +
 	"those times per CRD from its create request (`in discovery` to within 250 ms), the `all ...` rows the times from the " +
 	"first create. `peak RSS` and `CPU` are those from the first create until all are served. Memory is read before the " +
 	"creates and after them (`idle after`) the same way: a garbage collection forced through each server's " +

@@ -3,6 +3,7 @@ package loadtest
 import (
 	"context"
 	"fmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -94,11 +95,18 @@ func (r *runner) bigLists(ctx context.Context, ns string, n int) Result {
 	return res
 }
 
-// deleteAll sends deletecollection requests for the config maps of ns,
-// each timed as "deletecollection", until a list finds none.
+// deleteAll sends deletecollection requests for the config maps of ns
+// until a list finds none: each is timed as "deletecollection", or as
+// "deletecollection cut short" when the request timeout ended it.
 func deleteAll(ctx context.Context, rec *Recorder, kube kubernetes.Interface, ns string) error {
 	for ctx.Err() == nil {
-		_ = rec.Time("deletecollection", func() error { return deleteConfigMaps(ctx, kube, ns) })
+		start := time.Now()
+		err := deleteConfigMaps(ctx, kube, ns)
+		if apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
+			rec.Observe("deletecollection cut short", time.Since(start), nil)
+		} else {
+			rec.Observe("deletecollection", time.Since(start), err)
+		}
 		l, err := kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{Limit: 1})
 		if err == nil && len(l.Items) == 0 {
 			return nil

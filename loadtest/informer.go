@@ -68,8 +68,14 @@ func syncInformer(ctx context.Context, lw cache.ListerWatcher, want int) error {
 	case <-ctx.Done():
 		return fmt.Errorf("informer did not sync: %w", ctx.Err())
 	}
-	if got := len(inf.GetStore().ListKeys()); got != want {
-		return fmt.Errorf("informer synced with %d objects, want %d", got, want)
+	own := 0
+	for _, o := range inf.GetStore().List() {
+		if o.(*corev1.ConfigMap).Labels[toolLabel] == toolLabelValue {
+			own++
+		}
+	}
+	if own != want {
+		return fmt.Errorf("informer synced with %d objects of the tool's, want %d", own, want)
 	}
 	return nil
 }

@@ -16,11 +16,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
+// toolLabel marks the config maps the tool creates.
+const toolLabel, toolLabelValue = "app", "capstan-load"
+
 // configMap returns a config map named name in ns whose data holds about
 // size bytes.
 func configMap(ns, name string, size int) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app": "capstan-load"}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{toolLabel: toolLabelValue}},
 		Data:       map[string]string{"payload": strings.Repeat("x", size)},
 	}
 }

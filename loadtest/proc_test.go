@@ -3,6 +3,7 @@ package loadtest
 import (
 	"context"
 	"os"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -72,11 +73,24 @@ func TestSamplerSamplesItself(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); s.Run(ctx) }()
-	time.Sleep(50 * time.Millisecond)
+	// Start's own reading is the window's last until Run's first tick.
+	started := lastReading(s, w)
+	for deadline := time.Now().Add(30 * time.Second); lastReading(s, w) == started; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Run took no sample in 30s")
+		}
+	}
 	cancel()
 	<-done
 	u := w.Stop()
 	if _, ok := u["etcd"]; ok || u["server"].PeakRSSBytes == 0 || u[SumRole].PeakRSSBytes != u["server"].PeakRSSBytes {
 		t.Errorf("usage = %+v: want the server only, etcd (pid 0) skipped", u)
 	}
+}
+
+// lastReading identifies the last reading w was given.
+func lastReading(s *Sampler, w *Window) uintptr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return reflect.ValueOf(w.last).Pointer()
 }

@@ -152,7 +152,7 @@ func opMetrics(workload string, op Op) []metric {
 	if op.Count < 100 {
 		out = append(out, metric{label: op.Name + " max (ms)", dir: Lower, get: get(func(s Summary) float64 { return s.MaxMs }, 1)})
 	}
-	if op.Name == "deliver" || strings.HasPrefix(workload, "fill") && op.Name == "create" {
+	if op.Name == "deliver" || strings.HasPrefix(workload, "fill") && op.Name == "create" || workload == "admission" {
 		out = append(out, metric{label: op.Name + " per s", dir: Higher, get: get(func(s Summary) float64 { return s.PerSecond }, 1)})
 	}
 	return out

@@ -80,7 +80,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) (*Report, error) {
 func (r *runner) runWorkloads(ctx context.Context) []Result {
 	funcs := map[string]workloadFunc{
 		"idle": r.idle, "crud": r.crud, "reads": r.reads, "list": r.list, "watch": r.watch,
-		"watchers": r.watchers, "informer": r.informer, "crds": r.crds,
+		"watchers": r.watchers, "informer": r.informer, "crds": r.crds, "admission": r.admission,
 	}
 	var out []Result
 	for _, name := range Workloads {

@@ -23,6 +23,12 @@ var (
 		Help:    "Authentication duration in seconds broken out by result.",
 		Buckets: exponential(0.001, 2, 15),
 	}, []string{"result"})
+	clientCertificateExpiration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "apiserver_client_certificate_expiration_seconds",
+		Help: "Distribution of the remaining lifetime on the certificate used to authenticate a request.",
+		Buckets: []float64{0, 1800, 3600, 7200, 21600, 43200, 86400, 172800, 345600, 604800,
+			2592000, 7776000, 15552000, 31104000},
+	})
 	authorizationAttempts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "authorization_attempts_total",
 		Help: "Counter of authorization attempts broken down by result. It can be either 'allowed', 'denied', 'no-opinion' or 'error'.",
@@ -35,7 +41,7 @@ var (
 )
 
 func init() {
-	register(authenticatedUsers, authenticationAttempts, authenticationDuration,
+	register(authenticatedUsers, authenticationAttempts, authenticationDuration, clientCertificateExpiration,
 		authorizationAttempts, authorizationDuration)
 }
 
@@ -55,6 +61,12 @@ func Authentication(start time.Time, ok bool, err error, user string) {
 	}
 	authenticationAttempts.WithLabelValues(result).Inc()
 	authenticationDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
+}
+
+// ClientCertificateExpiration records the remaining lifetime of a
+// request's client certificate, before it is verified.
+func ClientCertificateExpiration(remaining time.Duration) {
+	clientCertificateExpiration.Observe(remaining.Seconds())
 }
 
 // compressUsername keeps a few well-known names and folds the rest, so

@@ -20,6 +20,11 @@ var (
 		Help:   "Admission sub-step latency summary in seconds, broken out for each operation and API resource and step type (validate or admit).",
 		MaxAge: 5 * time.Hour,
 	}, []string{"type", "operation", "rejected"})
+	admissionController = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "apiserver_admission_controller_admission_duration_seconds",
+		Help:    "Admission controller latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).",
+		Buckets: []float64{0.005, 0.025, 0.1, 0.5, 1.0, 2.5},
+	}, []string{"name", "type", "operation", "rejected"})
 	auditEvents = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "apiserver_audit_event_total",
 		Help: "Counter of audit events generated and sent to the audit backend.",
@@ -39,7 +44,7 @@ var (
 )
 
 func init() {
-	register(admissionStep, admissionStepSummary, auditEvents, auditRejected, auditErrors, auditLevels)
+	register(admissionStep, admissionStepSummary, admissionController, auditEvents, auditRejected, auditErrors, auditLevels)
 }
 
 // AdmissionStep records the mutating ("admit") or validating
@@ -50,6 +55,13 @@ func AdmissionStep(step, operation string, start time.Time, rejected bool) {
 	r := strconv.FormatBool(rejected)
 	admissionStep.WithLabelValues(step, operation, r).Observe(d)
 	admissionStepSummary.WithLabelValues(step, operation, r).Observe(d)
+}
+
+// AdmissionPlugin records one call of the plugin kube calls name in the
+// mutating ("admit") or validating ("validate") step of an operation,
+// begun at start.
+func AdmissionPlugin(name, step, operation string, start time.Time, rejected bool) {
+	admissionController.WithLabelValues(name, step, operation, strconv.FormatBool(rejected)).Observe(time.Since(start).Seconds())
 }
 
 // AuditEvent counts an audit event sent to a backend.

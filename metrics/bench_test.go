@@ -17,7 +17,7 @@ import (
 // watermark, authentication and authorization, and APF's dispatch.
 func BenchmarkRequestMetrics(b *testing.B) {
 	r := httptest.NewRequest("GET", "/api/v1/namespaces/default/configmaps/a", nil)
-	info := request.NewParser().Parse(r)
+	info, _ := request.NewParser().Parse(r)
 	b.ReportAllocs()
 	for b.Loop() {
 		start := time.Now()

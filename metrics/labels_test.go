@@ -29,7 +29,11 @@ func TestResourceLabels(t *testing.T) {
 		if tt.contentType != "" {
 			r.Header.Set("Content-Type", tt.contentType)
 		}
-		if got := ResourceLabels(r, parser.Parse(r)); got != tt.want {
+		info, err := parser.Parse(r)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tt.method, tt.target, err)
+		}
+		if got := ResourceLabels(r, info); got != tt.want {
 			t.Errorf("%s %s: labels\n  %+v, want\n  %+v", tt.method, tt.target, got, tt.want)
 		}
 	}

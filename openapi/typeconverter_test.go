@@ -1,10 +1,12 @@
 package openapi_test
 
 import (
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/capstan-io/capstan/apis/scheme"
@@ -48,6 +50,58 @@ func BenchmarkTypeConverterBuild(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if err := openapi.TypeConverter(catalog).Warm(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestObjectMetaDefinitions: the converter keeps metadata's definitions,
+// those a custom resource's schema refers to, and no other.
+func TestObjectMetaDefinitions(t *testing.T) {
+	tc := openapi.TypeConverter(openapi.NewCatalog(scheme.Scheme, generated.GetOpenAPIDefinitions))
+	defs, err := tc.ObjectMetaDefinitions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for name := range defs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	want := []string{
+		"io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1", "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry",
+		"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference",
+		"io.k8s.apimachinery.pkg.apis.meta.v1.Time",
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("definitions %q, want %q", names, want)
+	}
+}
+
+func TestClosure(t *testing.T) {
+	ref := func(name string) spec.Schema { return *spec.RefSchema("#/components/schemas/" + name) }
+	schemas := map[string]*spec.Schema{
+		"a": {SchemaProps: spec.SchemaProps{Properties: map[string]spec.Schema{"b": ref("b")}}},
+		"b": {SchemaProps: spec.SchemaProps{Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{AllOf: []spec.Schema{ref("c")}}}}}},
+		"c": {SchemaProps: spec.SchemaProps{AdditionalProperties: &spec.SchemaOrBool{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Properties: map[string]spec.Schema{"self": ref("c"), "gone": ref("missing")}}}}}},
+		"d": {SchemaProps: spec.SchemaProps{Properties: map[string]spec.Schema{"a": ref("a")}}},
+	}
+	for _, tc := range []struct {
+		roots []string
+		want  []string
+	}{
+		{[]string{"a"}, []string{"a", "b", "c"}},
+		{[]string{"c"}, []string{"c"}},
+		{[]string{"d"}, []string{"a", "b", "c", "d"}},
+		{[]string{"missing"}, nil},
+		{nil, nil},
+	} {
+		var got []string
+		for name := range openapi.Closure(schemas, tc.roots...) {
+			got = append(got, name)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("closure of %q = %q, want %q", tc.roots, got, tc.want)
 		}
 	}
 }

@@ -46,6 +46,13 @@ type Handler struct {
 	// RejectRedirects answers a backend's redirect with 502 instead of
 	// passing it to the client, whose credentials would follow it.
 	RejectRedirects bool
+	// PassHost sends the client's Host header on, as kube's proxy
+	// subresources do, rather than the target's.
+	PassHost bool
+	// RewriteLinks rewrites what the backend answers for the path it is
+	// served under (linkRewriter), as kube's proxy subresources do;
+	// upgrades are not rewritten.
+	RewriteLinks bool
 	// Rewrite, when set, changes the outgoing request last, after hop-by-hop
 	// headers were removed, so that a client cannot strip what it sets
 	// (front-proxy identity headers) by naming them in Connection.
@@ -83,6 +90,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// long-running (a console subresource) runs under the timeout filter.
 		r = r.WithContext(context.WithoutCancel(r.Context()))
 	}
+	if h.RewriteLinks && !upgrade {
+		transport = linkRewriter{prefix: linkPrefix(r.URL.Path, h.Target.Path), next: transport}
+	}
 	rp := &httputil.ReverseProxy{
 		Rewrite:   h.rewrite,
 		Transport: unreachable{transport},
@@ -100,6 +110,9 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 	target := *h.Target
 	pr.Out.URL = &target
 	pr.Out.Host = target.Host
+	if h.PassHost {
+		pr.Out.Host = pr.In.Host
+	}
 	// Rewrite drops the inbound X-Forwarded-For; kube keeps the chain of
 	// proxies and appends the client, and so does this.
 	if prior := pr.In.Header.Values("X-Forwarded-For"); len(prior) > 0 || pr.In.RemoteAddr != "" {

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -33,6 +34,12 @@ func (s *Store) Create(ctx context.Context, obj runtime.Object, validate rest.Va
 }
 
 func (s *Store) createOnce(ctx context.Context, obj runtime.Object, validate rest.ValidateObjectFunc, opts *metav1.CreateOptions) (runtime.Object, error) {
+	// kube's storage refuses (with a 500, after admission) an object that
+	// names a resourceVersion to be created at; beforeCreate clears it.
+	rv := ""
+	if m, err := meta.Accessor(obj); err == nil {
+		rv = m.GetResourceVersion()
+	}
 	if err := s.beforeCreate(ctx, obj); err != nil {
 		return nil, err
 	}
@@ -59,6 +66,10 @@ func (s *Store) createOnce(ctx context.Context, obj runtime.Object, validate res
 			return nil, s.interpretError(err, name)
 		}
 		return obj, nil
+	}
+	if rv != "" && rv != "0" {
+		return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure,
+			Code: http.StatusInternalServerError, Message: "resourceVersion should not be set on objects to be created"}}
 	}
 	s.notifyMayCreate()
 	out := s.newFunc()

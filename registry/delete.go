@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/storage"
@@ -221,23 +223,15 @@ func (s *Store) checkPreconditions(name string, obj runtime.Object, pre *storage
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
+	// kube's early check names the kind, not the resource.
+	gr := schema.GroupResource{Group: s.resource.Group, Resource: s.kind}
 	if pre.UID != nil && *pre.UID != m.GetUID() {
-		return apierrors.NewConflict(s.resource, name, preconditionError("UID", string(*pre.UID), string(m.GetUID())))
+		return apierrors.NewConflict(gr, name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *pre.UID, m.GetUID()))
 	}
 	if pre.ResourceVersion != nil && *pre.ResourceVersion != m.GetResourceVersion() {
-		return apierrors.NewConflict(s.resource, name, preconditionError("ResourceVersion", *pre.ResourceVersion, m.GetResourceVersion()))
+		return apierrors.NewConflict(gr, name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pre.ResourceVersion, m.GetResourceVersion()))
 	}
 	return nil
-}
-
-func preconditionError(what, want, have string) error {
-	return &preconditionErr{what: what, want: want, have: have}
-}
-
-type preconditionErr struct{ what, want, have string }
-
-func (e *preconditionErr) Error() string {
-	return "Precondition failed: " + e.what + " in precondition: " + e.want + ", " + e.what + " in object meta: " + e.have
 }
 
 // DeleteCollection deletes every object the list options select and
@@ -249,13 +243,12 @@ func (s *Store) DeleteCollection(ctx context.Context, validate rest.ValidateObje
 	}
 	all := make([]runtime.Object, items.Len())
 	for i := range all {
-		if all[i], err = items.At(i); err != nil {
+		item, err := items.At(i)
+		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		if items.Kept() {
-			// The cache's own object: the caller's list may be changed.
-			all[i] = all[i].DeepCopyObject()
-		}
+		// Items are the cache's, read only: the caller's list may be changed.
+		all[i] = item.DeepCopyObject()
 	}
 	if err := meta.SetList(list, all); err != nil {
 		return nil, apierrors.NewInternalError(err)

@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,8 +41,16 @@ func (s *Store) interpretError(err error, name string) error {
 		return tooLargeError(serr)
 	case errors.Is(err, storage.ErrInvalidContinue):
 		return apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %s", detail))
-	case errors.Is(err, storage.ErrInvalidResourceVersion), errors.Is(err, storage.ErrInvalidKey):
+	case errors.Is(err, storage.ErrInvalidKey) && strings.ContainsRune(name, 0):
+		// No object can have such a name (validation refuses it), so it
+		// is not found, as kube answers; the storage key is not shown.
+		return apierrors.NewNotFound(s.resource, name)
+	case errors.Is(err, storage.ErrInvalidKey):
+		return apierrors.NewBadRequest("invalid key: " + detail)
+	case errors.Is(err, storage.ErrInvalidResourceVersion):
 		return apierrors.NewBadRequest(err.Error())
+	case errors.Is(err, storage.ErrUnavailable):
+		return unavailableError(detail)
 	}
 	return apierrors.NewInternalError(err)
 }
@@ -75,5 +84,20 @@ func tooLargeError(serr *storage.Error) error {
 	err.ErrStatus.Details.Causes = []metav1.StatusCause{{
 		Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version",
 	}}
+	return err
+}
+
+// unavailableRetrySeconds is the Retry-After of a 503 for storage that
+// cannot answer: etcd elects a leader within a few election timeouts
+// (1 s each by default) once a quorum of its members is back.
+const unavailableRetrySeconds = 1
+
+// unavailableError is a 503 ServiceUnavailable with Retry-After, which
+// client-go's retrying clients (and kubectl) wait and send again: etcd has
+// no leader, and kube's answer (a 500, or the request held until its
+// timeout, then a 504) would either fail them or hold them for a minute.
+func unavailableError(detail string) error {
+	err := apierrors.NewServiceUnavailable("storage is unavailable: " + detail)
+	err.ErrStatus.Details = &metav1.StatusDetails{RetryAfterSeconds: unavailableRetrySeconds}
 	return err
 }

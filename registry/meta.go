@@ -7,8 +7,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -41,8 +43,17 @@ func (s *Store) beforeCreate(ctx context.Context, obj runtime.Object) error {
 		m.SetName(generateName(m.GetGenerateName()))
 	}
 	s.strategy.PrepareForCreate(ctx, obj)
-	errs := s.validateMeta(m)
-	errs = append(errs, s.strategy.Validate(ctx, obj)...)
+	var errs field.ErrorList
+	if _, own := s.strategy.(OwnCreateMetadata); own {
+		// kube's generic checks of the metadata (labels, annotations,
+		// owners; a name that makes a path segment) come after the
+		// strategy's, alone.
+		if errs = s.strategy.Validate(ctx, obj); len(errs) == 0 {
+			errs = apivalidation.ValidateObjectMetaAccessor(m, s.NamespaceScoped(), path.ValidatePathSegmentName, field.NewPath("metadata"))
+		}
+	} else {
+		errs = append(s.validateMeta(m), s.strategy.Validate(ctx, obj)...)
+	}
 	if len(errs) > 0 {
 		return s.invalid(obj, m.GetName(), errs)
 	}
@@ -136,7 +147,11 @@ func (s *Store) invalid(obj runtime.Object, name string, errs field.ErrorList) e
 	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.Kind != "" {
 		kind = gvk.Kind
 	}
-	return apierrors.NewInvalid(s.resource.WithVersion("").GroupVersion().WithKind(kind).GroupKind(), name, errs)
+	gk := schema.GroupKind{Group: s.resource.Group, Kind: kind}
+	if ik, ok := s.strategy.(InvalidKind); ok {
+		gk = ik.InvalidKind()
+	}
+	return apierrors.NewInvalid(gk, name, errs)
 }
 
 func generateName(base string) string {

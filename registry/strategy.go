@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -62,6 +63,23 @@ type WarningsOnCreate interface {
 // WarningsOnUpdate is the update counterpart of WarningsOnCreate.
 type WarningsOnUpdate interface {
 	WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string
+}
+
+// OwnCreateMetadata is implemented by strategies that validate a new
+// object's metadata themselves, where kube's rules put it (kube's core/v1
+// events do not validate it; events.k8s.io/v1 after the involved object):
+// the Store then checks only what kube's generic create checks (labels,
+// annotations, owners, a name that is a path segment), after the
+// strategy and only if the strategy found nothing.
+type OwnCreateMetadata interface {
+	ValidatesCreateMetadata()
+}
+
+// InvalidKind is implemented by strategies whose 422 errors name another
+// kind than the resource's: kube names the internal kind it validated
+// (events.k8s.io/v1 events are core Events).
+type InvalidKind interface {
+	InvalidKind() schema.GroupKind
 }
 
 // NameValidator is implemented by strategies whose names follow another rule

@@ -44,7 +44,7 @@ func (s *Store) Update(ctx context.Context, name string, objInfo rest.UpdatedObj
 		s.notifyMayCreate()
 	}
 	out := s.newFunc()
-	err = s.storage.GuaranteedUpdate(ctx, key, out, true, nil, u.try(ctx), nil)
+	err = s.storage.GuaranteedUpdate(ctx, key, out, true, u.preconditions(), u.try(ctx), nil)
 	if errors.Is(err, errDeleteAfterUpdate) {
 		return s.deleteFinalized(ctx, key, name, u.lastRV)
 	}
@@ -66,6 +66,18 @@ type updateAttempt struct {
 	allowCreate      bool
 	created          bool   // the last try created the object
 	lastRV           uint64 // the revision the last try saw
+}
+
+// preconditions are those objInfo names, if any.
+func (u *updateAttempt) preconditions() *storage.Preconditions {
+	p, ok := u.info.(rest.Preconditioner)
+	if !ok {
+		return nil
+	}
+	if mp := p.Preconditions(); mp != nil {
+		return &storage.Preconditions{UID: mp.UID, ResourceVersion: mp.ResourceVersion}
+	}
+	return nil
 }
 
 func (u *updateAttempt) try(ctx context.Context) storage.UpdateFunc {
@@ -160,6 +172,9 @@ func (u *updateAttempt) dryRun(ctx context.Context, key string) (runtime.Object,
 	existing := u.s.newFunc()
 	err := u.s.storage.Get(ctx, key, storage.GetOptions{IgnoreNotFound: true}, existing)
 	if err != nil {
+		return nil, false, u.s.interpretError(err, u.name)
+	}
+	if err := u.preconditions().Check(key, existing); err != nil {
 		return nil, false, u.s.interpretError(err, u.name)
 	}
 	var rv uint64

@@ -5,9 +5,14 @@ package request
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 )
 
@@ -18,8 +23,9 @@ type Info struct {
 	IsResourceRequest bool
 	Path              string
 	// Verb is a Kubernetes verb (get, list, watch, create, update, patch,
-	// delete, deletecollection) for resource requests and the lower-case
-	// HTTP method otherwise.
+	// delete, deletecollection, proxy) for resource requests, empty for a
+	// method that has none (OPTIONS), and the lower-case HTTP method for
+	// non-resource requests.
 	Verb        string
 	APIPrefix   string // "api" or "apis"
 	APIGroup    string // "" for the core group
@@ -27,7 +33,9 @@ type Info struct {
 	Namespace   string
 	Resource    string
 	Subresource string
-	Name        string
+	// Name is the object's name from the path or, for a list or watch, from
+	// a metadata.name field selector (see PathName).
+	Name string
 	// FieldSelector and LabelSelector are the raw selectors of a list,
 	// watch or deletecollection: kube's authorizers may allow a collection
 	// narrowed by them (a node's own pods) and not the whole one.
@@ -53,10 +61,18 @@ func NewParser() *Parser {
 	}
 }
 
-var namespaceSubresources = sets.New("status", "finalize")
+var (
+	namespaceSubresources = sets.New("status", "finalize")
+	// pathVerbs are the verbs a path may name before the resource: the
+	// legacy /watch/... paths and the long-gone /proxy/... ones, which kube
+	// still parses (and authorizes) before answering 404.
+	pathVerbs         = sets.New("watch", "proxy")
+	verbsWithSelector = sets.New("list", "watch", "deletecollection")
+)
 
-// Parse returns the Info of r. It never fails: a path it does not understand
-// is a non-resource request.
+// Parse returns the Info of r. A path it does not understand is a
+// non-resource request; the error is for a resource path that names a
+// path verb and nothing after it (/api/v1/watch), which kube answers 500.
 //
 // Resource paths:
 //
@@ -64,32 +80,31 @@ var namespaceSubresources = sets.New("status", "finalize")
 //	/apis/{group}/{version}/{resource}/{name}/{subresource}
 //	/api/{version}/...                          (core group)
 //	/apis/{group}/{version}/watch/...           (legacy watch paths)
-func (p *Parser) Parse(r *http.Request) *Info {
+func (p *Parser) Parse(r *http.Request) (*Info, error) {
 	info := &Info{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
 	parts := splitPath(r.URL.Path)
 	if len(parts) < 3 || !p.apiPrefixes.Has(parts[0]) {
-		return info
+		return info, nil
 	}
 	info.APIPrefix = parts[0]
 	parts = parts[1:]
 	if !p.grouplessPrefixes.Has(info.APIPrefix) {
 		if len(parts) < 3 { // /apis/group/version is discovery
-			return info
+			return info, nil
 		}
 		info.APIGroup, parts = parts[0], parts[1:]
 	}
 	info.APIVersion, parts = parts[0], parts[1:]
 	info.IsResourceRequest = true
 
-	if parts[0] == "watch" {
-		info.Verb = "watch"
-		parts = parts[1:]
+	verbInPath := pathVerbs.Has(parts[0])
+	if verbInPath {
+		if len(parts) < 2 {
+			return info, fmt.Errorf("unable to determine kind and namespace from url, %v", r.URL)
+		}
+		info.Verb, parts = parts[0], parts[1:]
 	} else {
 		info.Verb = verbOf(r.Method)
-	}
-	if len(parts) == 0 {
-		info.IsResourceRequest = false
-		return info
 	}
 	if parts[0] == "namespaces" && len(parts) > 1 {
 		info.Namespace = parts[1]
@@ -101,44 +116,64 @@ func (p *Parser) Parse(r *http.Request) *Info {
 	}
 	info.Parts = parts
 	switch {
-	case len(parts) >= 3:
+	case len(parts) >= 3 && info.Verb != "proxy": // a proxy path's rest is not a subresource
 		info.Subresource = parts[2]
 		fallthrough
-	case len(parts) == 2:
+	case len(parts) >= 2:
 		info.Name = parts[1]
 		fallthrough
 	default:
 		info.Resource = parts[0]
 	}
-	p.collectionVerb(r, info)
-	return info
+	collectionVerb(r, info)
+	if !verbInPath && verbsWithSelector.Has(info.Verb) {
+		q := r.URL.Query()
+		info.FieldSelector, info.LabelSelector = q.Get("fieldSelector"), q.Get("labelSelector")
+	}
+	return info, nil
+}
+
+// PathName is the object name the path itself carries; Name may also come
+// from a list's metadata.name field selector.
+func (i *Info) PathName() string {
+	if !i.IsResourceRequest || len(i.Parts) < 2 {
+		return ""
+	}
+	return i.Parts[1]
 }
 
 // collectionVerb turns get into list or watch, and delete into
-// deletecollection, for requests without a name.
-func (p *Parser) collectionVerb(r *http.Request, info *Info) {
+// deletecollection, for requests without a name. A list or watch narrowed
+// to one name by a metadata.name field selector is named, as RBAC's
+// resourceNames rules need; the options are read as kube's list handler
+// reads them, and options it cannot read leave only the watch flag.
+func collectionVerb(r *http.Request, info *Info) {
 	if info.Name == "" && info.Verb == "get" {
+		q := r.URL.Query()
+		var opts metainternalversion.ListOptions
+		if err := metainternalversionscheme.ParameterCodec.DecodeParameters(q, metav1.SchemeGroupVersion, &opts); err != nil {
+			opts = metainternalversion.ListOptions{}
+			if v, ok := q["watch"]; ok && len(v) > 0 {
+				opts.Watch = v[0] != "0" && !strings.EqualFold(v[0], "false")
+			}
+		}
 		info.Verb = "list"
-	}
-	if info.Verb == "list" || info.Verb == "get" {
-		if isWatchQuery(r.URL.Query().Get("watch")) {
+		if opts.Watch {
 			info.Verb = "watch"
+		}
+		if opts.FieldSelector != nil {
+			if name, ok := opts.FieldSelector.RequiresExactMatch("metadata.name"); ok && len(content.IsPathSegmentName(name)) == 0 {
+				info.Name = name
+			}
 		}
 	}
 	if info.Verb == "delete" && info.Name == "" {
 		info.Verb = "deletecollection"
 	}
-	switch info.Verb {
-	case "list", "watch", "deletecollection":
-		q := r.URL.Query()
-		info.FieldSelector, info.LabelSelector = q.Get("fieldSelector"), q.Get("labelSelector")
-	}
 }
 
-func isWatchQuery(v string) bool {
-	return v == "1" || strings.EqualFold(v, "true")
-}
-
+// verbOf is kube's verb of a method on a resource path; other methods
+// have none.
 func verbOf(method string) string {
 	switch method {
 	case http.MethodPost:
@@ -152,7 +187,7 @@ func verbOf(method string) string {
 	case http.MethodDelete:
 		return "delete"
 	}
-	return strings.ToLower(method)
+	return ""
 }
 
 func splitPath(path string) []string {

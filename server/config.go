@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/version"
@@ -71,8 +72,10 @@ type Config struct {
 	Debug DebugConfig
 	// Metrics is what /metrics shows.
 	Metrics metrics.Options
-	// APIs, if set, leaves out the group versions and resources
-	// --runtime-config turns off; shared by the servers of a chain.
+	// Tracer, if set, traces requests (--tracing-config-file).
+	Tracer trace.TracerProvider
+	// APIs is --runtime-config: the group versions and resources served
+	// (nil: GA versions only); shared by the servers of a chain.
 	APIs    *endpoints.APIEnablement
 	Version version.Info
 	Logger  *slog.Logger
@@ -101,7 +104,8 @@ type ShutdownConfig struct {
 	WatchTerminationGracePeriod time.Duration
 }
 
-// DebugConfig is where pprof is served, and whether requests are logged.
+// DebugConfig is where pprof is served, whether requests are logged, and
+// what /flagz shows.
 type DebugConfig struct {
 	// SocketPath, if set, serves pprof on a unix socket, unauthenticated.
 	SocketPath string
@@ -110,6 +114,8 @@ type DebugConfig struct {
 	Profiling, ContentionProfiling bool
 	// RequestLog logs every request, as kube does from -v=3.
 	RequestLog bool
+	// Flags, if set, are the command line's flags and values /flagz shows.
+	Flags func() map[string]string
 }
 
 // ServingConfig is how the server listens.

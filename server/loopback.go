@@ -39,6 +39,9 @@ func (l *Loopback) Config() *rest.Config {
 		BearerToken: l.token,
 		Transport:   l.transport,
 		QPS:         -1, // the server's own client is not rate limited
+		// The server's own loops write deprecated kinds on purpose (the
+		// kubernetes service's v1 Endpoints): their warnings are not news.
+		WarningHandler: rest.NoWarnings{},
 		ContentConfig: rest.ContentConfig{
 			ContentType: "application/vnd.kubernetes.protobuf",
 		},

@@ -32,6 +32,7 @@ type PreparedServer struct {
 func (s *Server) PrepareRun() *PreparedServer {
 	p := &PreparedServer{Server: s, started: time.Now()}
 	s.installDebug()
+	p.installZPages()
 	for _, kind := range []string{"healthz", "livez", "readyz"} {
 		h := serveChecks(kind, func() []HealthCheck { return p.checks(kind) })
 		s.Handle("/"+kind, h)
@@ -41,9 +42,11 @@ func (s *Server) PrepareRun() *PreparedServer {
 	s.Handle("/metrics", metrics.Handler(s.config.Metrics))
 	s.Handle("/metrics/slis", metrics.SLIHandler())
 	addr := s.config.Serving.ExternalAddress
-	s.Handle("/api", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.config.Discovery.ServeRoot(w, r, true, addr)
-	}))
+	})
+	s.Handle("/api", api)
+	s.Handle("/api/{$}", api) // as /apis/, kube answers /api/ too
 	apis := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.config.Discovery.ServeRoot(w, r, false, addr)
 	})

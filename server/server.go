@@ -26,9 +26,10 @@ type Server struct {
 	config   *completedConfig
 	delegate *Server // nil for the empty delegate at the end of the chain
 	router   *endpoints.Router
-	mux      *http.ServeMux // non-API paths this server serves
-	groups   groupSet       // groups whose discovery this server answers
-	notFound http.Handler   // only the empty delegate has one
+	versions *endpoints.VersionIndex // of the groups installed into router
+	mux      *http.ServeMux          // non-API paths this server serves
+	groups   groupSet                // groups whose discovery this server answers
+	notFound http.Handler            // only the empty delegate has one
 	// dynamic serves resources that come and go while the server runs
 	// (custom resources); nil for servers without any.
 	dynamic ResourceHandler
@@ -95,6 +96,9 @@ func (c CompletedConfig) New(name string, delegate *Server) (*Server, error) {
 		name: name, config: c.completedConfig, delegate: delegate,
 		router: endpoints.NewRouter(c.Codecs.Serializer), mux: http.NewServeMux(),
 	}
+	if c.Codecs.Convertor != nil && c.Codecs.Creater != nil {
+		s.versions = endpoints.NewVersionIndex(c.Codecs.Convertor, c.Codecs.Creater)
+	}
 	s.watchStop, s.endWatches = context.WithCancel(context.Background())
 	s.Handler = s.buildHandlerChain(http.HandlerFunc(s.direct))
 	return s, nil
@@ -104,26 +108,37 @@ func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
 	c := s.config
 	auth := authn.Union(c.Loopback.Authenticator(), c.Authentication)
 	limit := filters.WithMaxInFlightLimit(c.Limits.MaxRequestsInFlight, c.Limits.MaxMutatingRequestsInFlight)
+	var limitSpan filters.Filter // kube spans only priority and fairness
 	if c.FlowControl != nil {
 		limit = filters.WithPriorityAndFairness(c.FlowControl)
+		limitSpan = filters.WithFilterSpan(c.Tracer, "priorityandfairness")
 	}
 	return filters.Chain(h,
 		filters.WithAuditID(c.Audit),
+		filters.WithTraceAuditID(c.Tracer),
 		filters.WithHTTPLog(c.Logger, c.Debug.RequestLog),
 		filters.WithPanicRecovery(c.Logger),
 		filters.WithRequestInfo(request.NewParser()),
 		filters.WithMetrics(),
-		filters.WithHSTS(c.Serving.HSTSDirectives),
-		filters.WithProbabilisticGoaway(c.Serving.GoawayChance),
+		// kube's order: a draining server's 429 carries neither HSTS nor
+		// Cache-Control.
 		s.draining.filter,
+		filters.WithHSTS(c.Serving.HSTSDirectives),
+		filters.WithCacheControl(),
+		filters.WithProbabilisticGoaway(c.Serving.GoawayChance),
 		filters.WithLongRunningStop(s.watchStop),
 		filters.WithTimeout(c.Limits.RequestTimeout),
 		filters.WithWarningRecorder(),
 		filters.WithCORS(c.Serving.CORSAllowedOrigins),
 		filters.WithAuthentication(auth, c.AuthenticationHeaders, c.Logger),
+		filters.WithTracing(c.Tracer),
+		filters.WithFilterSpan(c.Tracer, "audit"),
 		filters.WithAudit(c.Audit, c.Logger),
+		filters.WithFilterSpan(c.Tracer, "impersonation"),
 		filters.WithImpersonation(c.Authorization, c.Logger),
+		limitSpan,
 		limit,
+		filters.WithFilterSpan(c.Tracer, "authorization"),
 		filters.WithAuthorization(c.Authorization, c.Logger),
 	)
 }
@@ -142,6 +157,9 @@ func (s *Server) UnprotectedHandler() http.Handler {
 func (s *Server) direct(w http.ResponseWriter, r *http.Request) {
 	info, _ := request.InfoFrom(r.Context())
 	switch {
+	case strings.Contains(r.URL.Path, "//"):
+		// kube's routes never match a path with an empty segment.
+		s.delegate.UnprotectedHandler().ServeHTTP(w, r)
 	case info != nil && s.router.Serves(info):
 		s.router.ServeHTTP(w, r)
 	case info != nil && s.dynamic != nil && s.dynamic.Serves(info):
@@ -214,7 +232,7 @@ func (s *Server) Installer() *endpoints.Config {
 			MaxRequestBodyBytes: c.Limits.MaxRequestBodyBytes, MinRequestTimeout: c.Limits.MinRequestTimeout,
 			Logger: c.Logger, Wire: c.wire,
 		},
-		TypeConverter: c.Codecs.TypeConverter, Convertor: c.Codecs.Convertor,
+		TypeConverter: c.Codecs.TypeConverter, Convertor: c.Codecs.Convertor, Versions: s.versions,
 	}
 }
 
@@ -308,11 +326,33 @@ func (s *Server) chain() []*Server {
 	return out
 }
 
-// writeNotFound answers a path nothing serves.
+// WriteNotFound answers a path nothing serves as kube does: a Status under
+// /api/ and under /apis/<group>/ of a group some server has (kube's API
+// routers answer those), Go's plain 404 for anything else (a group no
+// server has, a path that is no API's).
 func WriteNotFound(c CompletedConfig) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !routedPath(c, r.URL.Path) {
+			http.NotFound(w, r)
+			return
+		}
 		handlers.WriteStatus(w, r, c.Codecs.Serializer, handlers.ErrorToStatus(endpoints.NotFoundError(), nil))
 	})
+}
+
+// routedPath reports whether kube's API routers would answer path: the
+// legacy API's, and the versions of a group discovery knows.
+func routedPath(c CompletedConfig, path string) bool {
+	if strings.HasPrefix(path, "/api/") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(path, "/apis/")
+	if !ok || c.Discovery == nil {
+		return false
+	}
+	group, sub, _ := strings.Cut(rest, "/")
+	_, known := c.Discovery.Group(group)
+	return known && sub != ""
 }
 
 // AddAdmissionPlugin appends a plugin to the admission chain shared by the

@@ -65,6 +65,23 @@ func startServer(t *testing.T, delay time.Duration, hooks map[string]server.Hook
 	return s, cancel, done
 }
 
+// getUntil gets path until done says the answer is the awaited one, for
+// up to 30 seconds, and returns that answer.
+func getUntil(t *testing.T, s *server.Server, path string, done func(code int, body string) bool) (int, string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, body := get(t, s, path)
+		if done(code, body) {
+			return code, body
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s after 30s: %d\n%s", path, code, body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // get requests path through the in-process loopback client.
 func get(t *testing.T, s *server.Server, path string) (int, string) {
 	t.Helper()
@@ -102,7 +119,9 @@ func TestFailingHookKeepsReadyzFailing(t *testing.T) {
 		"broken": func(server.HookContext) error { return errors.New("boom") },
 		"fine":   func(server.HookContext) error { return nil },
 	})
-	time.Sleep(100 * time.Millisecond)
+	// Both hooks ran: one said why it failed, the other passes.
+	getUntil(t, s, "/readyz/poststarthook/broken", func(_ int, body string) bool { return strings.Contains(body, "boom") })
+	getUntil(t, s, "/readyz/poststarthook/fine", func(code int, _ string) bool { return code == http.StatusOK })
 	code, body := get(t, s, "/readyz?verbose")
 	if code != http.StatusInternalServerError || !strings.Contains(body, "[-]poststarthook/broken failed: reason withheld") ||
 		!strings.Contains(body, "[+]poststarthook/fine ok") || !strings.Contains(body, "readyz check failed") {
@@ -123,18 +142,24 @@ func TestFailingHookKeepsReadyzFailing(t *testing.T) {
 
 func TestShutdownDelayFailsReadyzFirst(t *testing.T) {
 	s, cancel, done := startServer(t, 400*time.Millisecond, nil)
+	// The server serves until its pre-shutdown hooks end: this one holds
+	// it there until the checks are made, however slow the machine.
+	checked := make(chan struct{})
+	s.AddPreShutdownHook("held", func(server.HookContext) error { <-checked; return nil })
 	if code, body := get(t, s, "/readyz"); code != http.StatusOK {
 		t.Fatalf("/readyz before shutdown = %d %q", code, body)
 	}
 	cancel()
-	time.Sleep(100 * time.Millisecond)
-	code, body := get(t, s, "/readyz?verbose")
+	code, body := getUntil(t, s, "/readyz?verbose", func(code int, _ string) bool { return code != http.StatusOK })
 	if code != http.StatusInternalServerError || !strings.Contains(body, "[-]shutdown failed") {
+		close(checked)
 		t.Fatalf("/readyz during shutdown delay = %d\n%s", code, body)
 	}
 	if code, _ := get(t, s, "/healthz"); code != http.StatusOK {
+		close(checked)
 		t.Fatalf("/healthz during shutdown delay = %d, want 200: requests are still served", code)
 	}
+	close(checked)
 	select {
 	case err := <-done:
 		if err != nil {

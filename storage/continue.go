@@ -41,19 +41,19 @@ func EncodeContinue(key, keyPrefix string, rv int64) (string, error) {
 func DecodeContinue(token, keyPrefix string) (fromKey string, rv int64, err error) {
 	data, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
-		return "", 0, fmt.Errorf("%w: %w", ErrInvalidContinue, err)
+		return "", 0, invalidContinue("continue key is not valid: %v", err)
 	}
 	var c continueToken
 	if err := json.Unmarshal(data, &c); err != nil {
-		return "", 0, fmt.Errorf("%w: %w", ErrInvalidContinue, err)
+		return "", 0, invalidContinue("continue key is not valid: %v", err)
 	}
 	switch {
 	case c.APIVersion != continueAPIVersion:
-		return "", 0, fmt.Errorf("%w: server does not recognize this encoded version %q", ErrInvalidContinue, c.APIVersion)
+		return "", 0, invalidContinue("continue key is not valid: server does not recognize this encoded version %v", c.APIVersion)
 	case c.ResourceVersion == 0:
-		return "", 0, fmt.Errorf("%w: incorrect encoded start resourceVersion", ErrInvalidContinue)
+		return "", 0, invalidContinue("continue key is not valid: incorrect encoded start resourceVersion (version %s)", continueAPIVersion)
 	case c.StartKey == "":
-		return "", 0, fmt.Errorf("%w: encoded start key empty", ErrInvalidContinue)
+		return "", 0, invalidContinue("continue key is not valid: encoded start key empty (version %s)", continueAPIVersion)
 	}
 	// A start key that path.Clean would change ("..", "//", "/./") could
 	// climb out of keyPrefix once appended to it.
@@ -62,7 +62,18 @@ func DecodeContinue(token, keyPrefix string) (fromKey string, rv int64, err erro
 		key = "/" + key
 	}
 	if path.Clean(key) != key {
-		return "", 0, fmt.Errorf("%w: start key %q is not clean", ErrInvalidContinue, c.StartKey)
+		return "", 0, invalidContinue("continue key is not valid: %v", c.StartKey)
 	}
 	return keyPrefix + key[1:], c.ResourceVersion, nil
+}
+
+// continueError is a token's defect in kube's words; it is an
+// ErrInvalidContinue.
+type continueError struct{ msg string }
+
+func (e *continueError) Error() string { return e.msg }
+func (e *continueError) Unwrap() error { return ErrInvalidContinue }
+
+func invalidContinue(format string, args ...any) error {
+	return &continueError{fmt.Sprintf(format, args...)}
 }

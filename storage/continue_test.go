@@ -43,22 +43,25 @@ func TestContinueKubeFormat(t *testing.T) {
 	}
 }
 
+// TestDecodeContinueRefuses: every defect is an ErrInvalidContinue with
+// kube's message (which the 400 shows after "invalid continue token: ").
 func TestDecodeContinueRefuses(t *testing.T) {
 	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
-	for name, token := range map[string]string{
-		"not base64":      "%%%",
-		"padded base64":   base64.URLEncoding.EncodeToString([]byte(`{"v":"meta.k8s.io/v1","rv":1,"start":"a"}`)),
-		"not json":        enc("nope"),
-		"unknown version": enc(`{"v":"v2","rv":1,"start":"a"}`),
-		"zero revision":   enc(`{"v":"meta.k8s.io/v1","rv":0,"start":"a"}`),
-		"empty start":     enc(`{"v":"meta.k8s.io/v1","rv":1,"start":""}`),
-		"parent":          enc(`{"v":"meta.k8s.io/v1","rv":1,"start":"../secrets/a"}`),
-		"inner parent":    enc(`{"v":"meta.k8s.io/v1","rv":1,"start":"ns/../../a"}`),
-		"double slash":    enc(`{"v":"meta.k8s.io/v1","rv":1,"start":"ns//a"}`),
-		"dot":             enc(`{"v":"meta.k8s.io/v1","rv":1,"start":"./a"}`),
+	for name, tt := range map[string]struct{ token, msg string }{
+		"not base64":      {"%%%", "continue key is not valid: illegal base64 data at input byte 0"},
+		"padded base64":   {base64.URLEncoding.EncodeToString([]byte(`{"v":"meta.k8s.io/v1","rv":1,"start":"a"}`)), "continue key is not valid: illegal base64 data at input byte 55"},
+		"not json":        {enc("nope"), "continue key is not valid: invalid character 'o' in literal null (expecting 'u')"},
+		"unknown version": {enc(`{"v":"v2","rv":1,"start":"a"}`), "continue key is not valid: server does not recognize this encoded version v2"},
+		"zero revision":   {enc(`{"v":"meta.k8s.io/v1","rv":0,"start":"a"}`), "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"},
+		"empty start":     {enc(`{"v":"meta.k8s.io/v1","rv":1,"start":""}`), "continue key is not valid: encoded start key empty (version meta.k8s.io/v1)"},
+		"parent":          {enc(`{"v":"meta.k8s.io/v1","rv":1,"start":"../secrets/a"}`), "continue key is not valid: ../secrets/a"},
+		"inner parent":    {enc(`{"v":"meta.k8s.io/v1","rv":1,"start":"ns/../../a"}`), "continue key is not valid: ns/../../a"},
+		"double slash":    {enc(`{"v":"meta.k8s.io/v1","rv":1,"start":"ns//a"}`), "continue key is not valid: ns//a"},
+		"dot":             {enc(`{"v":"meta.k8s.io/v1","rv":1,"start":"./a"}`), "continue key is not valid: ./a"},
 	} {
-		if _, _, err := DecodeContinue(token, "/registry/configmaps/"); !errors.Is(err, ErrInvalidContinue) {
-			t.Errorf("%s: got %v, want ErrInvalidContinue", name, err)
+		_, _, err := DecodeContinue(tt.token, "/registry/configmaps/")
+		if !errors.Is(err, ErrInvalidContinue) || err.Error() != tt.msg {
+			t.Errorf("%s: got %v, want ErrInvalidContinue %q", name, err, tt.msg)
 		}
 	}
 }

@@ -30,6 +30,11 @@ var (
 	// ErrInvalidResourceVersion: a resourceVersion (or
 	// resourceVersionMatch) that cannot be parsed; a 400 for the user.
 	ErrInvalidResourceVersion = errors.New("invalid resource version")
+	// ErrUnavailable: the backend cannot answer now (etcd without a
+	// leader: a cluster that lost its quorum) and may later. A write
+	// refused for want of a leader did not happen; one that timed out
+	// waiting to be committed may still happen, as after any timeout.
+	ErrUnavailable = errors.New("storage unavailable")
 )
 
 // Error is a storage error about one key, matched with errors.Is against the

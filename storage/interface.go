@@ -145,9 +145,12 @@ type ListItems interface {
 	// Key returns item i's storage key, read without decoding the item:
 	// a receiver that needs only names (DeleteCollection) decodes none.
 	Key(i int) string
-	// Kept reports whether At returns the cache's own objects, the same
-	// object for an item every time, rather than new decodings.
-	Kept() bool
+	// Identity returns a pointer that stands for the version of item i
+	// the cache holds: the same in every list for as long as the cache
+	// holds that version, and unreachable from the cache once it does
+	// not, so that what is made from the item (its encodings) can be
+	// remembered by it, weakly.
+	Identity(i int) *byte
 	// Protobuf returns, if the items are kept as protobuf at version gv,
 	// what returns item i's protobuf message (the bytes a list writes
 	// after the item's tag and length); else nil.

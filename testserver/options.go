@@ -1,6 +1,10 @@
 package testserver
 
-import "time"
+import (
+	"context"
+	"net"
+	"time"
+)
 
 // Option configures a server Start makes.
 type Option func(*options)
@@ -11,6 +15,7 @@ type options struct {
 	crdDocs    [][]byte
 	crdTimeout time.Duration
 	logs       bool
+	dial       func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // WithFlags adds capstan command-line flags (kube-apiserver's names), given
@@ -65,4 +70,12 @@ func WithCRDTimeout(d time.Duration) Option {
 // CAPSTAN_TEST_LOG set).
 func WithLogs() Option {
 	return func(o *options) { o.logs = true }
+}
+
+// WithClusterDialer makes the server reach kubelets, nodes, pods and
+// services (logs, exec, the proxy subresources) through dial, as kube's
+// egress selector routes its cluster network: a test can stand a loopback
+// server in for a pod or node address.
+func WithClusterDialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) Option {
+	return func(o *options) { o.dial = dial }
 }

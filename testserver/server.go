@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"time"
 
@@ -52,6 +53,7 @@ type Server struct {
 
 	flags     []string
 	logs      bool
+	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
 	cancel    context.CancelFunc
 	done      chan error
 	etcd      *clientv3.Client
@@ -67,7 +69,7 @@ func Start(t TB, opts ...Option) *Server {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	s, err := StartInDir(t.TempDir(), o.logs, o.flags...)
+	s, err := startInDir(t.TempDir(), o)
 	if err != nil {
 		t.Fatalf("testserver: %v", err)
 	}
@@ -86,7 +88,21 @@ func Start(t TB, opts ...Option) *Server {
 // waits until it is ready; the caller stops it. logs sends its log to
 // stderr.
 func StartInDir(dataDir string, logs bool, flags ...string) (*Server, error) {
-	s := &Server{DataDir: dataDir, flags: flags, logs: logs || os.Getenv("CAPSTAN_TEST_LOG") != ""}
+	return startInDir(dataDir, options{logs: logs, flags: flags})
+}
+
+// StartInDirWith starts capstan on dataDir as StartInDir does, configured
+// by opts (their CRDs are not installed).
+func StartInDirWith(dataDir string, opts ...Option) (*Server, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return startInDir(dataDir, o)
+}
+
+func startInDir(dataDir string, o options) (*Server, error) {
+	s := &Server{DataDir: dataDir, flags: o.flags, logs: o.logs || os.Getenv("CAPSTAN_TEST_LOG") != "", dial: o.dial}
 	if err := s.start(); err != nil {
 		return nil, err
 	}
@@ -102,6 +118,7 @@ func (s *Server) start() error {
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("capstan flags: %w", err)
 	}
+	o.EgressSelector.ClusterDial = s.dial
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan error, 1)
 	ready := make(chan *app.Process, 1)

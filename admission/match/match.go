@@ -102,6 +102,22 @@ func Namespace(ctx context.Context, sel labels.Selector, a *admission.Attributes
 	return sel.Matches(labels.Set(ns.Labels)), nil
 }
 
+// Memo is get reading each namespace once while the same one is asked
+// for: the plugins of one write read its namespace once, not once per
+// webhook or policy. It is for one goroutine.
+func Memo(get NamespaceGetter) NamespaceGetter {
+	var name string
+	var ns *corev1.Namespace
+	var err error
+	return func(ctx context.Context, n string) (*corev1.Namespace, error) {
+		if ns == nil && err == nil || n != name {
+			name = n
+			ns, err = get(ctx, n)
+		}
+		return ns, err
+	}
+}
+
 // Object applies an objectSelector to the object and the old object:
 // either may match.
 func Object(sel labels.Selector, a *admission.Attributes) bool {

@@ -66,10 +66,10 @@ func (r *Registry) Chain(s Selection, logger *slog.Logger) (admission.Chain, err
 		}
 		p, err := f(cfg)
 		if err != nil {
-			return nil, fmt.Errorf("admission plugin %q: %w", name, err)
+			return nil, fmt.Errorf("couldn't init admission plugin %q: %w", name, err)
 		}
 		if p != nil {
-			chain = append(chain, p)
+			chain = append(chain, admission.Named{Name: name, Plugin: p})
 		}
 	}
 	return chain, nil

@@ -24,6 +24,7 @@ import (
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/warning"
 )
 
@@ -82,6 +83,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		}
 		pod, ok := a.Object.(*corev1.Pod)
 		if !ok {
+			metrics.PodSecurityError(request(a), true)
 			return apierrors.NewBadRequest("failed to decode pod")
 		}
 		old, ok := a.OldObject.(*corev1.Pod)
@@ -140,14 +142,17 @@ func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, meta *me
 	enforce := mode.enforce
 	if slices.Contains(p.exemptions.Namespaces, a.Namespace) {
 		annotate(ctx, api.ExemptionReasonAnnotationKey, "namespace")
+		metrics.PodSecurityExemption(request(a))
 		return nil
 	}
 	if p.exemptUser(ctx) {
 		annotate(ctx, api.ExemptionReasonAnnotationKey, "user")
+		metrics.PodSecurityExemption(request(a))
 		return nil
 	}
 	ns, err := p.namespace(ctx, a.Namespace)
 	if err != nil {
+		metrics.PodSecurityError(request(a), true)
 		if !enforce {
 			annotate(ctx, "error", fmt.Sprintf("failed to lookup namespace %q: %v", a.Namespace, err))
 			return nil
@@ -159,6 +164,7 @@ func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, meta *me
 	case len(errs) > 0:
 	case enforce && nsPolicy.FullyPrivileged():
 		annotate(ctx, api.EnforcedPolicyAnnotationKey, api.LevelVersion{Level: api.LevelPrivileged, Version: api.LatestVersion()}.String())
+		recordEvaluation(a, true, nsPolicy.Enforce, "enforce")
 		return nil
 	case !enforce && nsPolicy.Warn.Level == api.LevelPrivileged && nsPolicy.Audit.Level == api.LevelPrivileged:
 		return nil
@@ -168,10 +174,12 @@ func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, meta *me
 	}
 	if spec.RuntimeClassName != nil && slices.Contains(p.exemptions.RuntimeClasses, *spec.RuntimeClassName) {
 		annotate(ctx, api.ExemptionReasonAnnotationKey, "runtimeClass")
+		metrics.PodSecurityExemption(request(a))
 		return nil
 	}
 	if len(errs) > 0 {
 		annotate(ctx, "error", fmt.Sprintf("Failed to parse policy: %v", errs.ToAggregate()))
+		metrics.PodSecurityError(request(a), false)
 	}
 	return p.check(ctx, a, nsPolicy, meta, spec, enforce)
 }
@@ -190,18 +198,22 @@ func (p *Plugin) check(ctx context.Context, a *admission.Attributes, nsPolicy ap
 	var refused error
 	if enforce {
 		annotate(ctx, api.EnforcedPolicyAnnotationKey, nsPolicy.Enforce.String())
-		if r := result(nsPolicy.Enforce); !r.Allowed {
+		r := result(nsPolicy.Enforce)
+		if !r.Allowed {
 			refused = apierrors.NewForbidden(a.Resource.GroupResource(), a.Name,
 				fmt.Errorf("violates PodSecurity %q: %s", nsPolicy.Enforce.String(), r.ForbiddenDetail()))
 		}
+		recordEvaluation(a, r.Allowed, nsPolicy.Enforce, "enforce")
 	}
 	if r := result(nsPolicy.Audit); !r.Allowed {
+		recordEvaluation(a, false, nsPolicy.Audit, "audit")
 		annotate(ctx, api.AuditViolationsAnnotationKey, fmt.Sprintf("would violate PodSecurity %q: %s", nsPolicy.Audit.String(), r.ForbiddenDetail()))
 	}
 	if refused != nil {
 		return refused
 	}
 	if r := result(nsPolicy.Warn); !r.Allowed {
+		recordEvaluation(a, false, nsPolicy.Warn, "warn")
 		warning.Add(ctx, fmt.Sprintf("would violate PodSecurity %q: %s", nsPolicy.Warn.String(), r.ForbiddenDetail()))
 	}
 	return nil

@@ -1,11 +1,13 @@
 package resourcequota
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-io/capstan/admission"
 )
@@ -26,7 +28,9 @@ type LimitedResource struct {
 	APIGroup      string   `json:"apiGroup,omitempty"`
 	Resource      string   `json:"resource"`
 	MatchContains []string `json:"matchContains,omitempty"`
-	MatchScopes   []any    `json:"matchScopes,omitempty"`
+	// MatchScopes: an object matching one of them is refused unless a quota
+	// of its namespace has a scope of the same name that matches it.
+	MatchScopes []corev1.ScopedResourceSelectorRequirement `json:"matchScopes,omitempty"`
 }
 
 var configVersions = map[string]bool{
@@ -44,11 +48,6 @@ func ParseConfiguration(data []byte) (*Configuration, error) {
 	}
 	if c.Kind != "ResourceQuotaConfiguration" && c.Kind != "Configuration" || !configVersions[c.APIVersion] {
 		return nil, fmt.Errorf("unexpected configuration %s, kind %q", c.APIVersion, c.Kind)
-	}
-	for _, l := range c.LimitedResources {
-		if len(l.MatchScopes) > 0 {
-			return nil, errors.New("limitedResources[].matchScopes is not implemented by capstan")
-		}
 	}
 	return &c, nil
 }
@@ -75,4 +74,57 @@ func (p *Plugin) limitedNames(a *admission.Attributes, ev evaluator) []string {
 		}
 	}
 	return out
+}
+
+// uncoveredScopes refuses an object that matches a limited scope (of any
+// limited resource, as kube matches them) that no quota of the namespace
+// matches it by a scope of the same name. kube answers with a plain error
+// (a 500 with no reason, see admission.asStatus).
+func (p *Plugin) uncoveredScopes(ev evaluator, quotas []corev1.ResourceQuota, obj runtime.Object) error {
+	var limited []corev1.ScopedResourceSelectorRequirement
+	for _, l := range p.limited {
+		m, err := matchingScopes(ev, l.MatchScopes, obj)
+		if err != nil {
+			return nil // kube lets the write through when a limited scope cannot be matched
+		}
+		limited = append(limited, m...)
+	}
+	if len(limited) == 0 {
+		return nil
+	}
+	covered := map[corev1.ResourceQuotaScope]bool{}
+	for i := range quotas {
+		m, err := matchingScopes(ev, scopeSelectors(&quotas[i]), obj)
+		if err != nil {
+			return fmt.Errorf("error matching scopes of quota %s, err: %v", quotas[i].Name, err)
+		}
+		for _, s := range m {
+			covered[s.ScopeName] = true
+		}
+	}
+	var uncovered []corev1.ScopedResourceSelectorRequirement
+	for _, s := range limited {
+		if !covered[s.ScopeName] {
+			uncovered = append(uncovered, s)
+		}
+	}
+	if len(uncovered) == 0 {
+		return nil
+	}
+	return fmt.Errorf("insufficient quota to match these scopes: %v", uncovered)
+}
+
+// matchingScopes are the selectors obj matches.
+func matchingScopes(ev evaluator, sels []corev1.ScopedResourceSelectorRequirement, obj runtime.Object) ([]corev1.ScopedResourceSelectorRequirement, error) {
+	var out []corev1.ScopedResourceSelectorRequirement
+	for _, sel := range sels {
+		ok, err := ev.matchesScope(sel, obj)
+		if err != nil {
+			return nil, fmt.Errorf("error on matching scope %v: %v", sel, err)
+		}
+		if ok {
+			out = append(out, sel)
+		}
+	}
+	return out, nil
 }

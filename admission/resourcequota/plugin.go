@@ -67,7 +67,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		return admission.NewForbidden(a, fmt.Errorf("error looking up quotas: %w", err))
 	}
 	limited := p.limitedNames(a, ev)
-	if len(quotas) == 0 && len(limited) == 0 {
+	if len(quotas) == 0 && len(p.limited) == 0 {
 		return nil
 	}
 	charged, covered, err := interesting(a, ev, quotas)
@@ -82,6 +82,9 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	}
 	if len(uncovered) > 0 {
 		return admission.NewForbidden(a, fmt.Errorf("insufficient quota to consume: %s", prettyPrintNames(uncovered)))
+	}
+	if err := p.uncoveredScopes(ev, quotas, a.Object); err != nil {
+		return err
 	}
 	deltas, err := deltasOf(a, ev, charged)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/admission/internal/qos"
 )
 
 // pods charge their count and their compute resources.
@@ -161,22 +162,7 @@ func (pods) matchesScope(sel corev1.ScopedResourceSelectorRequirement, obj runti
 
 // bestEffort is the BestEffort QoS class: no container asks for or limits
 // CPU or memory.
-func bestEffort(pod *corev1.Pod) bool {
-	cs := append(slices.Clone(pod.Spec.InitContainers), pod.Spec.Containers...)
-	for _, c := range cs {
-		for _, l := range []corev1.ResourceList{c.Resources.Requests, c.Resources.Limits} {
-			for _, n := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-				if q, ok := l[n]; ok && !q.IsZero() {
-					return false
-				}
-			}
-		}
-	}
-	if r := pod.Spec.Resources; r != nil {
-		return len(r.Requests) == 0 && len(r.Limits) == 0
-	}
-	return true
-}
+func bestEffort(pod *corev1.Pod) bool { return qos.BestEffort(pod) }
 
 func priorityClassMatches(pod *corev1.Pod, sel corev1.ScopedResourceSelectorRequirement) (bool, error) {
 	s, err := scopeSelector(sel)

@@ -1,8 +1,10 @@
 // Package storageprotection is kube's StorageObjectInUseProtection plugin:
-// every new PersistentVolume and PersistentVolumeClaim gets the protection
-// finalizer, which the pv-protection and pvc-protection loops remove once
-// nothing uses the volume or claim, so that a claim a running pod mounts,
-// or a bound volume, is not removed under it.
+// every new PersistentVolume, PersistentVolumeClaim and
+// VolumeAttributesClass gets the protection finalizer, which the
+// pv-protection, pvc-protection and volumeattributesclass-protection loops
+// remove once nothing uses the object, so that a claim a running pod
+// mounts, a bound volume, or a class a claim or volume names, is not
+// removed under it.
 package storageprotection
 
 import (
@@ -10,6 +12,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -20,6 +23,7 @@ import (
 const (
 	PVCFinalizer = "kubernetes.io/pvc-protection"
 	PVFinalizer  = "kubernetes.io/pv-protection"
+	VACFinalizer = "kubernetes.io/vac-protection"
 )
 
 // Plugin is the StorageObjectInUseProtection plugin.
@@ -32,8 +36,9 @@ var (
 
 // finalizers maps the protected resources to their finalizer.
 var finalizers = map[schema.GroupResource]string{
-	{Resource: "persistentvolumes"}:      PVFinalizer,
-	{Resource: "persistentvolumeclaims"}: PVCFinalizer,
+	{Resource: "persistentvolumes"}:                                PVFinalizer,
+	{Resource: "persistentvolumeclaims"}:                           PVCFinalizer,
+	{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}: VACFinalizer,
 }
 
 // Handles creates.
@@ -46,7 +51,7 @@ func (Plugin) Admit(_ context.Context, a *admission.Attributes) error {
 		return nil
 	}
 	switch a.Object.(type) {
-	case *corev1.PersistentVolume, *corev1.PersistentVolumeClaim:
+	case *corev1.PersistentVolume, *corev1.PersistentVolumeClaim, *storagev1.VolumeAttributesClass:
 	default:
 		return nil
 	}

@@ -49,6 +49,8 @@ func call(ctx context.Context, h *hook, req *request, mutating bool) (*admission
 	if err != nil {
 		return nil, &callError{h.name, fmt.Errorf("could not create admission objects: %w", err)}
 	}
+	ctx, span := startCallSpan(ctx, h, req, uid, mutating)
+	defer span.End()
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
 	data, err := post(ctx, h.client, body)
@@ -89,9 +91,10 @@ func post(ctx context.Context, c *client, body []byte) ([]byte, error) {
 	}
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json, */*")
-	if a := c.auth; a != nil && a.token != "" {
+	// A wrapped transport adds the credentials itself.
+	if a := c.auth; a != nil && a.wrap == nil && a.token != "" {
 		r.Header.Set("Authorization", "Bearer "+a.token)
-	} else if a != nil && (a.username != "" || a.password != "") {
+	} else if a != nil && a.wrap == nil && (a.username != "" || a.password != "") {
 		r.SetBasicAuth(a.username, a.password)
 	}
 	resp, err := c.http.Do(r)

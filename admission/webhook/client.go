@@ -15,6 +15,8 @@ import (
 	"time"
 
 	arv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/capstan-io/capstan/tracing"
 )
 
 // ServiceResolver finds the address that serves a Service's port: its
@@ -30,6 +32,8 @@ type client struct {
 	service bool
 	key     string // its clientConfig, as clients knows it
 	auth    *auth  // the credentials of the WebhookAdmission kubeconfig
+	// transport is http's, under client-go's credential wrappers if any.
+	transport *http.Transport
 }
 
 // clients hands out clients by clientConfig, so that a configuration's
@@ -85,7 +89,7 @@ func (cs *clients) sweep() {
 	defer cs.mu.Unlock()
 	for key, c := range cs.byKey {
 		if !cs.used[key] {
-			c.http.CloseIdleConnections()
+			c.transport.CloseIdleConnections()
 			delete(cs.byKey, key)
 		}
 	}
@@ -103,7 +107,7 @@ func (cs *clients) newClient(cc arv1.WebhookClientConfig) (*client, error) {
 	}
 	transport := &http.Transport{TLSClientConfig: tlsConfig, MaxIdleConnsPerHost: 100,
 		IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: 10 * time.Second, DialContext: cs.dial}
-	c := &client{http: &http.Client{Transport: transport}}
+	c := &client{http: &http.Client{Transport: tracing.Transport(transport)}, transport: transport}
 	if cc.Service != nil {
 		port := int32(443)
 		if cc.Service.Port != nil {
@@ -165,6 +169,13 @@ func (cs *clients) authenticate(c *client, tlsConfig *tls.Config, target string)
 		tlsConfig.Certificates = []tls.Certificate{*a.certificate}
 	}
 	c.auth = a
+	if a.wrap != nil {
+		rt, err := a.wrap(c.http.Transport)
+		if err != nil {
+			return err
+		}
+		c.http.Transport = rt
+	}
 	return nil
 }
 

@@ -4,14 +4,17 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/transport"
 	"sigs.k8s.io/yaml"
 )
 
@@ -107,6 +110,10 @@ type auth struct {
 	token              string
 	username, password string
 	certificate        *tls.Certificate
+	// wrap, when set, adds the credentials client-go's transport adds for
+	// an exec plugin or impersonation (and the token or password with
+	// them), in place of the headers above.
+	wrap func(http.RoundTripper) (http.RoundTripper, error)
 }
 
 func authOf(u *clientcmdapi.AuthInfo) (*auth, error) {
@@ -116,9 +123,6 @@ func authOf(u *clientcmdapi.AuthInfo) (*auth, error) {
 	if u.AuthProvider != nil {
 		return nil, fmt.Errorf("auth provider not supported")
 	}
-	if u.Exec != nil || u.Impersonate != "" {
-		return nil, fmt.Errorf("exec credentials and impersonation are not supported by capstan's webhook client")
-	}
 	a := &auth{token: u.Token, username: u.Username, password: u.Password}
 	if a.token == "" && u.TokenFile != "" {
 		data, err := os.ReadFile(u.TokenFile)
@@ -126,6 +130,11 @@ func authOf(u *clientcmdapi.AuthInfo) (*auth, error) {
 			return nil, err
 		}
 		a.token = strings.TrimSpace(string(data))
+	}
+	if u.Exec != nil || u.Impersonate != "" || u.ImpersonateUID != "" || len(u.ImpersonateGroups) > 0 || len(u.ImpersonateUserExtra) > 0 {
+		if err := a.clientGoWrapper(u); err != nil {
+			return nil, err
+		}
 	}
 	certPEM, keyPEM := u.ClientCertificateData, u.ClientKeyData
 	var err error
@@ -147,4 +156,18 @@ func authOf(u *clientcmdapi.AuthInfo) (*auth, error) {
 		a.certificate = &cert
 	}
 	return a, nil
+}
+
+// clientGoWrapper makes a.wrap: client-go's exec plugin and impersonation
+// round trippers, as kube's webhook client gets them from its rest
+// config. A client certificate an exec plugin returns is not used.
+func (a *auth) clientGoWrapper(u *clientcmdapi.AuthInfo) error {
+	cfg := &rest.Config{BearerToken: a.token, Username: a.username, Password: a.password, ExecProvider: u.Exec,
+		Impersonate: rest.ImpersonationConfig{UserName: u.Impersonate, UID: u.ImpersonateUID, Groups: u.ImpersonateGroups, Extra: u.ImpersonateUserExtra}}
+	tc, err := cfg.TransportConfig()
+	if err != nil {
+		return err
+	}
+	a.wrap = func(rt http.RoundTripper) (http.RoundTripper, error) { return transport.HTTPWrappersForConfig(tc, rt) }
+	return nil
 }

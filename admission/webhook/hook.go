@@ -27,6 +27,7 @@ type hook struct {
 	timeout       time.Duration
 	reviewVersion string // v1 or v1beta1, the first the webhook accepts that capstan sends
 	reinvoke      bool   // reinvocationPolicy IfNeeded
+	equivalent    bool   // matchPolicy Equivalent
 	client        *client
 	// broken is why the webhook cannot be called (a selector or match
 	// condition stored before its rules tightened): its failure policy
@@ -52,11 +53,13 @@ type spec struct {
 	timeoutSeconds  *int32
 	reviewVersions  []string
 	matchConditions []arv1.MatchCondition
+	matchPolicy     *arv1.MatchPolicyType
 }
 
 func compileHook(configuration string, s spec, clients *clients) *hook {
 	h := &hook{name: s.name, configuration: configuration, rules: s.rules,
-		failOpen: s.failurePolicy != nil && *s.failurePolicy == arv1.Ignore, timeout: 10 * time.Second}
+		failOpen: s.failurePolicy != nil && *s.failurePolicy == arv1.Ignore, timeout: 10 * time.Second,
+		equivalent: s.matchPolicy != nil && *s.matchPolicy == arv1.Equivalent}
 	if s.sideEffects != nil {
 		h.sideEffects = *s.sideEffects
 	}
@@ -105,10 +108,10 @@ func selector(s *metav1.LabelSelector) (labels.Selector, error) {
 
 func validatingSpec(h *arv1.ValidatingWebhook) spec {
 	return spec{h.Name, h.ClientConfig, h.Rules, h.FailurePolicy, h.NamespaceSelector, h.ObjectSelector,
-		h.SideEffects, h.TimeoutSeconds, h.AdmissionReviewVersions, h.MatchConditions}
+		h.SideEffects, h.TimeoutSeconds, h.AdmissionReviewVersions, h.MatchConditions, h.MatchPolicy}
 }
 
 func mutatingSpec(h *arv1.MutatingWebhook) spec {
 	return spec{h.Name, h.ClientConfig, h.Rules, h.FailurePolicy, h.NamespaceSelector, h.ObjectSelector,
-		h.SideEffects, h.TimeoutSeconds, h.AdmissionReviewVersions, h.MatchConditions}
+		h.SideEffects, h.TimeoutSeconds, h.AdmissionReviewVersions, h.MatchConditions, h.MatchPolicy}
 }

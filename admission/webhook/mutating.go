@@ -46,7 +46,7 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 	}
 	state, again := a.Begin(PluginName)
 	defer state.SetOutput(a.Object)
-	req, err := newRequest(ctx, a, m.authz)
+	rs, err := newRequests(ctx, a, m.authz)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
@@ -55,7 +55,7 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 		if again && !state.Due(key) {
 			continue
 		}
-		matched, changed, err := m.callIfMatches(ctx, h, a, req)
+		matched, changed, err := m.callIfMatches(ctx, h, a, rs)
 		if err != nil {
 			return err
 		}
@@ -71,26 +71,27 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 }
 
 // callIfMatches calls h if it selects the write and applies its patch.
-func (m *Mutating) callIfMatches(ctx context.Context, h *hook, a *admission.Attributes, req *request) (matched, changed bool, err error) {
-	ok, err := matches(ctx, h, a, req, m.namespaces)
-	if err != nil || !ok {
+func (m *Mutating) callIfMatches(ctx context.Context, h *hook, a *admission.Attributes, rs *requests) (matched, changed bool, err error) {
+	req, err := invocation(ctx, h, a, rs, m.namespaces)
+	if err != nil || req == nil {
 		return false, false, err
 	}
 	resp, err := call(ctx, h, req, true)
 	if err != nil {
 		return true, false, failure(h, err)
 	}
-	changed, err = applyPatch(h, a, req, resp)
+	changed, err = applyPatch(ctx, h, a, rs, req, resp)
 	if err != nil {
 		return true, false, failure(h, err)
 	}
 	return true, changed, nil
 }
 
-// applyPatch applies a webhook's JSON patch to the object in place (the
-// handler holds it), then prunes and defaults it as the handler did the
-// body, and encodes it again for the webhooks after.
-func applyPatch(h *hook, a *admission.Attributes, req *request, resp *admissionv1.AdmissionResponse) (bool, error) {
+// applyPatch applies a webhook's JSON patch to the object it was sent
+// (the write's, or its conversion to the webhook's version, converted
+// back), in place (the handler holds it), prunes and defaults it as the
+// handler did the body, and encodes it again for the webhooks after.
+func applyPatch(ctx context.Context, h *hook, a *admission.Attributes, rs *requests, req *request, resp *admissionv1.AdmissionResponse) (bool, error) {
 	if len(resp.Patch) == 0 {
 		return false, nil
 	}
@@ -108,13 +109,8 @@ func applyPatch(h *hook, a *admission.Attributes, req *request, resp *admissionv
 	if err != nil {
 		return false, apierrors.NewInternalError(err)
 	}
-	if err := a.ReplaceObject(patched); err != nil {
+	if err := req.attrs.ReplaceJSON(ctx, patched); err != nil {
 		return false, apierrors.NewInternalError(err)
 	}
-	before := req.object
-	if req.object, err = encodeObject(a.Object, a.Kind); err != nil {
-		return false, apierrors.NewInternalError(err)
-	}
-	req.vars = nil
-	return string(before) != string(req.object), nil
+	return rs.changed()
 }

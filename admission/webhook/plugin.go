@@ -33,30 +33,52 @@ func exempt(a *admission.Attributes) bool {
 	return gr.Group == arv1.GroupName || slices.Contains(admissionregistration.ExcludedResources, gr)
 }
 
-// matches reports whether h is to be called for the write, in kube's
-// order: rules, namespace selector, object selector, match conditions.
-func matches(ctx context.Context, h *hook, a *admission.Attributes, req *request, namespaces match.NamespaceGetter) (bool, error) {
-	if !slices.ContainsFunc(h.rules, func(r arv1.RuleWithOperations) bool { return match.Rule(&r, a) }) {
-		return false, nil
+// invocation reports whether h is to be called for the write, and with
+// which request: the write as requested when a rule selects it, else,
+// with matchPolicy Equivalent, the write converted to the first other
+// version of its resource a rule selects. Kube's order: rules, namespace
+// selector, object selector, match conditions (on the converted write).
+func invocation(ctx context.Context, h *hook, a *admission.Attributes, rs *requests, namespaces match.NamespaceGetter) (*request, error) {
+	v, ok := selected(h, a)
+	if !ok {
+		return nil, nil
 	}
 	if h.broken != nil {
 		// Its failure policy decides when it is called.
-		return true, nil
+		return rs.base, nil
 	}
 	if ok, err := match.Namespace(ctx, h.namespaceSel, a, namespaces); !ok || err != nil {
-		return false, err
+		return nil, err
 	}
 	if !match.Object(h.objectSel, a) {
-		return false, nil
+		return nil, nil
 	}
-	ok, err := conditionsMatch(ctx, h, req)
+	req, err := rs.at(ctx, v)
 	if err != nil {
-		if h.failOpen {
-			return false, nil
-		}
-		return false, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
+		return nil, apierrors.NewInternalError(err)
 	}
-	return ok, nil
+	ok, err = conditionsMatch(ctx, h, req)
+	switch {
+	case err != nil && h.failOpen:
+		return nil, nil
+	case err != nil:
+		return nil, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
+	case !ok:
+		return nil, nil
+	}
+	return req, nil
+}
+
+// selected is the version of the write h's rules select: its own, or
+// with matchPolicy Equivalent another version of its resource.
+func selected(h *hook, a *admission.Attributes) (admission.Version, bool) {
+	if slices.ContainsFunc(h.rules, func(r arv1.RuleWithOperations) bool { return match.Rule(&r, a) }) {
+		return admission.Version{Resource: a.Resource, Kind: a.Kind}, true
+	}
+	if !h.equivalent {
+		return admission.Version{}, false
+	}
+	return admission.Equivalent(a, h.rules, match.Rule)
 }
 
 // Validating is the ValidatingAdmissionWebhook plugin.
@@ -81,23 +103,25 @@ func (v *Validating) Validate(ctx context.Context, a *admission.Attributes) erro
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
-	req, err := newRequest(ctx, a, v.authz)
+	rs, err := newRequests(ctx, a, v.authz)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
 	var called []*hook
+	var reqs []*request
 	for _, h := range hooks {
-		ok, err := matches(ctx, h, a, req, v.namespaces)
+		req, err := invocation(ctx, h, a, rs, v.namespaces)
 		if err != nil {
 			return err
 		}
-		if ok {
-			called = append(called, h)
+		if req != nil {
+			called, reqs = append(called, h), append(reqs, req)
 		}
 	}
 	errs := make([]error, len(called))
 	done := make(chan struct{}, len(called))
 	for i, h := range called {
+		req := reqs[i]
 		go func() {
 			defer func() { done <- struct{}{} }()
 			defer func() {

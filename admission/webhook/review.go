@@ -129,7 +129,7 @@ func (r *request) review(version string) (uid types.UID, body []byte, err error)
 		Object: runtime.RawExtension{Raw: r.object}, OldObject: runtime.RawExtension{Raw: r.oldObject},
 		Options: runtime.RawExtension{Raw: r.options},
 	}
-	kind, resource := req.Kind, req.Resource
+	kind, resource := metav1.GroupVersionKind(a.RequestKind()), metav1.GroupVersionResource(a.RequestResource())
 	req.RequestKind, req.RequestResource, req.RequestSubResource = &kind, &resource, a.Subresource
 	// v1beta1's request is v1's on the wire.
 	review := struct {

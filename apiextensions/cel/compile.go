@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/library"
 
 	"github.com/capstan-io/capstan/apiextensions/schema"
+	"github.com/capstan-io/capstan/metrics"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
@@ -215,6 +217,7 @@ func compileRules(node *schema.Structural, rules apiextv1.ValidationRules, declT
 	if len(rules) == 0 {
 		return nil, nil
 	}
+	defer metrics.CELCompilation(time.Now())
 	if declType == nil {
 		return nil, fmt.Errorf("failed to convert to declType for CEL validation rules")
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/common"
 
 	"github.com/capstan-io/capstan/apiextensions/schema"
+	"github.com/capstan-io/capstan/metrics"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
@@ -225,6 +227,7 @@ func (v *Validator) Validate(ctx context.Context, fldPath *field.Path, obj, oldO
 	if v == nil {
 		return nil, costBudget
 	}
+	defer metrics.CELEvaluation(time.Now())
 	var o options
 	for _, opt := range opts {
 		opt(&o)

@@ -9,6 +9,7 @@ package customresource
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/capstan-io/capstan/apiextensions/cel"
 	crschema "github.com/capstan-io/capstan/apiextensions/schema"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/registry"
 	"github.com/capstan-io/capstan/warning"
 )
@@ -172,6 +174,9 @@ func (s *Strategy) Validate(ctx context.Context, obj runtime.Object) field.Error
 // ratcheting: schema errors and CEL rule failures about values that did
 // not change do not fail the update.
 func (s *Strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	// kube times the comparisons of old and new values; they are spread
+	// through capstan's validation of an update, so it is timed whole.
+	defer func(start time.Time) { metrics.CRDRatcheting(time.Since(start)) }(time.Now())
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return field.ErrorList{notUnstructured(obj)}

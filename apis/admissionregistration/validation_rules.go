@@ -247,7 +247,7 @@ func validateValidationActions(actions []arv1.ValidationAction, path *field.Path
 		errs = append(errs, field.Invalid(path, actions, "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)"))
 	}
 	if len(seen) == 0 {
-		errs = append(errs, field.Required(path, "at least one validation action is required"))
+		errs = append(errs, field.Required(path, ""))
 	}
 	return errs
 }

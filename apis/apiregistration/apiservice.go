@@ -103,7 +103,8 @@ func (StatusStrategy) ValidateUpdate(_ context.Context, obj, _ runtime.Object) f
 func ValidateAPIService(svc *apiregv1.APIService) field.ErrorList {
 	var errs field.ErrorList
 	spec, path := &svc.Spec, field.NewPath("spec")
-	if required := spec.Version + "." + spec.Group; svc.Name != required && len(content.IsPathSegmentName(svc.Name)) == 0 {
+	// A missing name is the metadata's error alone, as in kube.
+	if required := spec.Version + "." + spec.Group; svc.Name != "" && svc.Name != required && len(content.IsPathSegmentName(svc.Name)) == 0 {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), svc.Name, fmt.Sprintf("must be `spec.version+\".\"+spec.group`: %q", required)))
 	}
 	if spec.Group == "" && spec.Version != "v1" {

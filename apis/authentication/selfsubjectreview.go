@@ -29,16 +29,15 @@ func (SelfSubjectReviewREST) NamespaceScoped() bool { return false }
 
 // Create fills the review's status with the user of the request.
 func (SelfSubjectReviewREST) Create(ctx context.Context, obj runtime.Object, _ rest.ValidateObjectFunc, _ *metav1.CreateOptions) (runtime.Object, error) {
-	review, ok := obj.(*authenticationv1.SelfSubjectReview)
-	if !ok {
+	if _, ok := obj.(*authenticationv1.SelfSubjectReview); !ok {
 		return nil, apierrors.NewBadRequest("not a SelfSubjectReview")
 	}
 	u, ok := authn.UserFrom(ctx)
 	if !ok {
 		return nil, apierrors.NewInternalError(errNoUser)
 	}
-	out := review.DeepCopy()
-	out.CreationTimestamp = metav1.Now()
+	// kube answers a new review: nothing of the request's is kept.
+	out := &authenticationv1.SelfSubjectReview{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.Now()}}
 	out.Status.UserInfo = authenticationv1.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}
 	if len(u.Extra) > 0 {
 		out.Status.UserInfo.Extra = map[string]authenticationv1.ExtraValue{}

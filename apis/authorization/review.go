@@ -21,8 +21,11 @@ import (
 	"github.com/capstan-io/capstan/request"
 )
 
-func invalid(kind string, errs field.ErrorList) error {
-	return apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName, Kind: kind}, "", errs)
+// invalid is kube's 422 for a review: its message and details name no kind
+// (".authorization.k8s.io \"\" is invalid"), as kube's reviews lose theirs
+// on decoding.
+func invalid(errs field.ErrorList) error {
+	return apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName}, "", errs)
 }
 
 func notA(kind string) error { return apierrors.NewBadRequest("not a " + kind) }
@@ -54,7 +57,7 @@ func (s SubjectAccessReviewREST) Create(ctx context.Context, obj runtime.Object,
 	}
 	errs := validateSpec(&sar.Spec)
 	if errs = append(errs, validateEmptyMeta(sar.ObjectMeta, false)...); len(errs) > 0 {
-		return nil, invalid("SubjectAccessReview", errs)
+		return nil, invalid(errs)
 	}
 	if err := admit(ctx, validate, obj); err != nil {
 		return nil, err
@@ -87,7 +90,7 @@ func (s SelfSubjectAccessReviewREST) Create(ctx context.Context, obj runtime.Obj
 	spec := &ssar.Spec
 	errs := validateAttributes(spec.ResourceAttributes, spec.NonResourceAttributes, field.NewPath("spec"))
 	if errs = append(errs, validateEmptyMeta(ssar.ObjectMeta, false)...); len(errs) > 0 {
-		return nil, invalid("SelfSubjectAccessReview", errs)
+		return nil, invalid(errs)
 	}
 	u, ok := authn.UserFrom(ctx)
 	if !ok {
@@ -128,7 +131,7 @@ func (s LocalSubjectAccessReviewREST) Create(ctx context.Context, obj runtime.Ob
 		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	if errs := validateLocal(lsar); len(errs) > 0 {
-		return nil, invalid("LocalSubjectAccessReview", errs)
+		return nil, invalid(errs)
 	}
 	if ns == "" {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("namespace is required on this type: %v", ns))

@@ -22,21 +22,29 @@ func ValidateCronJob(cj *batchv1.CronJob) field.ErrorList {
 	if len(cj.Name) > maxCronJobNameLength {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), cj.Name, "must be no more than 52 characters"))
 	}
-	return errs
+	return append(errs, requireSchedule(&cj.Spec, field.NewPath("spec"))...)
+}
+
+// requireSchedule is kube's declarative check of a schedule: its error
+// comes after the others.
+func requireSchedule(spec *batchv1.CronJobSpec, fldPath *field.Path) field.ErrorList {
+	if spec.Schedule == "" {
+		return field.ErrorList{field.Required(fldPath.Child("schedule"), "")}
+	}
+	return nil
 }
 
 // ValidateCronJobUpdate validates an updated cron job. The name length is
 // not checked, so that cron jobs created before the limit can be updated.
 func ValidateCronJobUpdate(cj, old *batchv1.CronJob) field.ErrorList {
-	return validateCronJobSpec(&cj.Spec, &old.Spec, field.NewPath("spec"))
+	errs := validateCronJobSpec(&cj.Spec, &old.Spec, field.NewPath("spec"))
+	return append(errs, requireSchedule(&cj.Spec, field.NewPath("spec"))...)
 }
 
 // validateCronJobSpec validates a cron job spec; old is nil on create.
 func validateCronJobSpec(spec, old *batchv1.CronJobSpec, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if spec.Schedule == "" {
-		errs = append(errs, field.Required(fldPath.Child("schedule"), ""))
-	} else {
+	if spec.Schedule != "" {
 		// A time zone in the schedule is tolerated only where it already was.
 		allowTZ := old != nil && strings.Contains(old.Schedule, "TZ")
 		errs = append(errs, validateSchedule(spec.Schedule, allowTZ, spec.TimeZone, fldPath.Child("schedule"))...)

@@ -64,8 +64,11 @@ func (ClusterTrustBundleStrategy) Fields(obj runtime.Object) fields.Set {
 
 func validateClusterTrustBundle(b *certificatesv1.ClusterTrustBundle, parse bool) field.ErrorList {
 	var errs field.ErrorList
-	for _, msg := range clusterTrustBundleName(b.Name, b.Spec.SignerName) {
-		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), b.Name, msg))
+	// A missing name is the metadata's error alone, as in kube.
+	if b.Name != "" {
+		for _, msg := range clusterTrustBundleName(b.Name, b.Spec.SignerName) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), b.Name, msg))
+		}
 	}
 	if b.Spec.SignerName != "" {
 		errs = append(errs, validateSignerName(field.NewPath("spec", "signerName"), b.Spec.SignerName)...)

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"github.com/capstan-io/capstan/admission/certificates"
 	"github.com/capstan-io/capstan/authn"
@@ -48,7 +49,19 @@ var (
 	_ registry.Strategy             = PodCertificateRequestStrategy{}
 	_ registry.UnconditionalUpdater = PodCertificateRequestStrategy{}
 	_ registry.FieldSelectable      = PodCertificateRequestStrategy{}
+	_ registry.Defaulter            = PodCertificateRequestStrategy{}
 )
+
+// defaultMaxExpirationSeconds is kube's default of spec.maxExpirationSeconds:
+// a day.
+const defaultMaxExpirationSeconds = 86400
+
+// Default sets kube's default of spec.maxExpirationSeconds.
+func (PodCertificateRequestStrategy) Default(obj runtime.Object) {
+	if r := obj.(*certificatesv1.PodCertificateRequest); r.Spec.MaxExpirationSeconds == nil {
+		r.Spec.MaxExpirationSeconds = ptr.To[int32](defaultMaxExpirationSeconds)
+	}
+}
 
 // NamespaceScoped is true.
 func (PodCertificateRequestStrategy) NamespaceScoped() bool { return true }

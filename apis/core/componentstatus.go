@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-io/capstan/registry/rest"
+	"github.com/capstan-io/capstan/warning"
 )
 
 // Probe checks one component and reports its Healthy condition's status,
@@ -46,8 +47,13 @@ func (*ComponentStatusREST) NewList() runtime.Object { return &corev1.ComponentS
 // NamespaceScoped is false.
 func (*ComponentStatusREST) NamespaceScoped() bool { return false }
 
+// componentStatusDeprecated is kube's warning on every read of the API,
+// deprecated since v1.19.
+const componentStatusDeprecated = "v1 ComponentStatus is deprecated in v1.19+"
+
 // Get probes the named component.
 func (r *ComponentStatusREST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
+	warning.Add(ctx, componentStatusDeprecated)
 	p, ok := r.probes[name]
 	if !ok {
 		return nil, apierrors.NewNotFound(corev1.Resource("componentstatus"), name)
@@ -58,6 +64,7 @@ func (r *ComponentStatusREST) Get(ctx context.Context, name string, _ *metav1.Ge
 // List probes every component at once and keeps those the selectors pick
 // (metadata.name is the only field).
 func (r *ComponentStatusREST) List(ctx context.Context, opts *rest.ListOptions) (runtime.Object, error) {
+	warning.Add(ctx, componentStatusDeprecated)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	list := &corev1.ComponentStatusList{Items: []corev1.ComponentStatus{}}

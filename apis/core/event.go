@@ -21,7 +21,12 @@ var (
 	_ registry.CreateOnUpdater            = EventStrategy{}
 	_ registry.FieldSelectable            = EventStrategy{}
 	_ registry.GarbageCollectionDefaulter = EventStrategy{}
+	_ registry.OwnCreateMetadata          = EventStrategy{}
 )
+
+// ValidatesCreateMetadata: kube validates no metadata of a new core/v1
+// event (the name must still make a storage key).
+func (EventStrategy) ValidatesCreateMetadata() {}
 
 // Validate validates a new event with the core/v1 rules.
 func (EventStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {

@@ -46,6 +46,11 @@ func (*LogREST) NewConnectOptions() (runtime.Object, bool, string) {
 // ConnectMethods is GET: a log is read.
 func (*LogREST) ConnectMethods() []string { return []string{http.MethodGet} }
 
+// ConnectReads: kube serves pods/log as a get, not admitted.
+func (*LogREST) ConnectReads() {}
+
+var _ rest.ReadingConnecter = (*LogREST)(nil)
+
 // Connect checks the options and finds the container's kubelet.
 func (r *LogREST) Connect(ctx context.Context, name string, obj runtime.Object) (http.Handler, error) {
 	opts, ok := obj.(*corev1.PodLogOptions)

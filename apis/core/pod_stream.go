@@ -20,8 +20,9 @@ import (
 // StreamREST serves pods/exec, pods/attach and pods/portforward: the
 // request is proxied to the pod's kubelet, where it must upgrade (SPDY or
 // WebSocket). A remote command on WebSocket v5 (kubectl's default) is
-// translated to SPDY toward kubelets, as kube does, unless the node
-// declares that its kubelet speaks WebSocket itself.
+// translated to SPDY toward kubelets, and port forwarding's SPDY tunnelled
+// in a WebSocket is carried over a SPDY connection to the kubelet, as kube
+// does, unless the node declares that its kubelet speaks WebSocket itself.
 type StreamREST struct {
 	k *Kubelets
 	// path is the kubelet's: exec, attach or portForward.
@@ -92,17 +93,27 @@ func (r *StreamREST) Connect(ctx context.Context, name string, obj runtime.Objec
 	loc := conn.URL(path, query)
 	h := &proxy.Handler{Target: loc, Transport: conn.Transport, UpgradeTransport: conn.UpgradeTransport,
 		UpgradeRequired: true, RejectRedirects: true}
-	if stdio == nil || slices.Contains(conn.Features, extendWebSocketsToKubelet) {
+	if slices.Contains(conn.Features, extendWebSocketsToKubelet) {
 		return h, nil
 	}
-	translator := &streamTranslator{location: loc, transport: conn.UpgradeTransport, opts: *stdio}
+	if stdio == nil {
+		return translating(wsstream.IsWebSocketRequestWithTunnelingProtocol,
+			&portForwardTunnel{location: loc, transport: conn.UpgradeTransport}, h), nil
+	}
+	return translating(wsstream.IsWebSocketRequestWithStreamCloseProtocol,
+		&streamTranslator{location: loc, transport: conn.UpgradeTransport, opts: *stdio}, h), nil
+}
+
+// translating serves a request that is reports true of with translator,
+// any other with h.
+func translating(is func(*http.Request) bool, translator, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if wsstream.IsWebSocketRequestWithStreamCloseProtocol(req) {
+		if is(req) {
 			translator.ServeHTTP(w, req)
 			return
 		}
 		h.ServeHTTP(w, req)
-	}), nil
+	})
 }
 
 // streamQuery is the kubelet's query for the options, with the container

@@ -101,7 +101,7 @@ func (r *ServiceREST) Update(ctx context.Context, name string, objInfo rest.Upda
 	updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, opts *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	dryRun := len(opts.DryRun) > 0
 	var txn *allocTxn
-	info := rest.UpdatedObjectFunc(func(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	info := rest.KeepPreconditions(objInfo, func(ctx context.Context, old runtime.Object) (runtime.Object, error) {
 		txn.revert()
 		txn = nil
 		obj, err := objInfo.UpdatedObject(ctx, old)

@@ -38,6 +38,7 @@ func ValidateEvent(ev *corev1.Event, rules EventRules) field.ErrorList {
 	if rules == CoreV1EventRules {
 		return errs
 	}
+	errs = append(errs, apivalidation.ValidateObjectMeta(&ev.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))...)
 	errs = append(errs, validateEventSeries(ev)...)
 	if ev.EventTime.IsZero() {
 		errs = append(errs, field.Required(field.NewPath("eventTime"), ""))

@@ -11,6 +11,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/capstan-io/capstan/apis/convert"
@@ -30,7 +31,16 @@ var (
 	_ registry.CreateOnUpdater            = EventStrategy{}
 	_ registry.FieldSelectable            = EventStrategy{}
 	_ registry.GarbageCollectionDefaulter = EventStrategy{}
+	_ registry.OwnCreateMetadata          = EventStrategy{}
+	_ registry.InvalidKind                = EventStrategy{}
 )
+
+// ValidatesCreateMetadata: core.ValidateEvent validates the metadata after
+// the rules of core/v1, as kube does.
+func (EventStrategy) ValidatesCreateMetadata() {}
+
+// InvalidKind is kube's: it validates events as its internal core Event.
+func (EventStrategy) InvalidKind() schema.GroupKind { return schema.GroupKind{Kind: "Event"} }
 
 // Validate applies the strict rules of events.k8s.io/v1 to a new event.
 func (EventStrategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {

@@ -175,7 +175,17 @@ func TestNetworkPolicy(t *testing.T) {
 	old.Spec.Egress[0].To[0].IPBlock.CIDR = "10.0.0.1/8"
 	check(t, NetworkPolicyStrategy{}.ValidateUpdate(tctx, old.DeepCopy(), old))
 	check(t, NetworkPolicyStrategy{}.ValidateUpdate(tctx, old.DeepCopy(), np), "FieldValueInvalid spec.egress[0].to[0].ipBlock.cidr")
-	if w := (NetworkPolicyStrategy{}).WarningsOnCreate(tctx, old); len(w) != 0 {
-		t.Logf("warnings: %v", w)
+	// The ambiguous CIDR is kept, with kube's warning; canonical ones warn of nothing.
+	want := `spec.egress[0].to[0].ipBlock.cidr: CIDR value "10.0.0.1/8" is ambiguous in this context (should be "10.0.0.0/8" or "10.0.0.1/32"?)`
+	for name, w := range map[string][]string{
+		"create": NetworkPolicyStrategy{}.WarningsOnCreate(tctx, old),
+		"update": NetworkPolicyStrategy{}.WarningsOnUpdate(tctx, old, np),
+	} {
+		if len(w) != 1 || w[0] != want {
+			t.Errorf("warnings on %s = %q, want %q", name, w, want)
+		}
+	}
+	if w := (NetworkPolicyStrategy{}).WarningsOnCreate(tctx, np); len(w) != 0 {
+		t.Errorf("warnings of canonical CIDRs = %q", w)
 	}
 }

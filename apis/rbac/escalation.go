@@ -65,7 +65,7 @@ func (s *guardedStore) Update(ctx context.Context, name string, objInfo rest.Upd
 	if s.bypass(ctx) {
 		return s.Store.Update(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, opts)
 	}
-	checked := rest.UpdatedObjectFunc(func(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	checked := rest.KeepPreconditions(objInfo, func(ctx context.Context, old runtime.Object) (runtime.Object, error) {
 		obj, err := objInfo.UpdatedObject(ctx, old)
 		if err != nil {
 			return nil, err

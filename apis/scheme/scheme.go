@@ -6,6 +6,7 @@ package scheme
 import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -42,8 +43,12 @@ func init() {
 	// Clients send DeleteOptions and other options as meta.k8s.io/v1.
 	metav1.AddToGroupVersion(Scheme, metav1.SchemeGroupVersion)
 	utilruntime.Must(metav1.AddMetaToScheme(Scheme))
+	// Clients may still ask for meta.k8s.io/v1beta1 Tables and metadata.
+	utilruntime.Must(metav1beta1.AddMetaToScheme(Scheme))
 	// events.k8s.io/v1 Events are stored as core/v1 Events.
 	utilruntime.Must(convert.AddConversionFuncs(Scheme))
 	// autoscaling/v1 HorizontalPodAutoscalers are stored as autoscaling/v2.
 	utilruntime.Must(convert.AddHPAConversionFuncs(Scheme))
+	// The beta versions --runtime-config turns on are stored as GA objects.
+	utilruntime.Must(convert.AddBetaConversionFuncs(Scheme))
 }

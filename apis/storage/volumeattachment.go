@@ -74,8 +74,7 @@ func (VolumeAttachmentStatusStrategy) PrepareForUpdate(_ context.Context, obj, o
 // one source, a node name, and bounded status metadata and errors.
 func ValidateVolumeAttachment(va *storagev1.VolumeAttachment) field.ErrorList {
 	specPath := field.NewPath("spec")
-	errs := core.ValidateCSIDriverName(va.Spec.Attacher, specPath.Child("attacher"))
-	errs = append(errs, validateAttachmentSource(&va.Spec.Source, specPath.Child("source"))...)
+	errs := validateAttachmentSource(&va.Spec.Source, specPath.Child("source"))
 	for _, msg := range apivalidation.NameIsDNSSubdomain(va.Spec.NodeName, false) {
 		errs = append(errs, field.Invalid(specPath.Child("nodeName"), va.Spec.NodeName, msg))
 	}
@@ -95,7 +94,8 @@ func ValidateVolumeAttachment(va *storagev1.VolumeAttachment) field.ErrorList {
 			errs = append(errs, field.Invalid(field.NewPath("spec.source.persistentVolumeName"), *pv, msg))
 		}
 	}
-	return errs
+	// kube checks the attacher declaratively: its errors come last.
+	return append(errs, core.ValidateCSIDriverName(va.Spec.Attacher, specPath.Child("attacher"))...)
 }
 
 func validateAttachmentSource(s *storagev1.VolumeAttachmentSource, fldPath *field.Path) field.ErrorList {

@@ -181,15 +181,16 @@ func TestBufferedDeliversAfterMaxWait(t *testing.T) {
 	b.Run(t.Context())
 	defer b.Shutdown()
 	b.ProcessEvents(event("lonely"))
-	for {
+	// The batch is far from full: only the wait sends it.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if lists, _ := rc.received(); len(lists) == 1 {
 			if !slices.Equal(lists[0], []string{"lonely"}) {
 				t.Fatalf("received %v", lists)
 			}
 			return
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
+	t.Fatal("the lonely event was not sent within 30s")
 }
 
 type failingWriter struct{}

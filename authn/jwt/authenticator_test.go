@@ -2,6 +2,7 @@ package jwt
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +75,10 @@ func TestAuthenticateToken(t *testing.T) {
 		{"expired", p.Sign(t, claims(oidctest.Claims{"exp": now.Add(-time.Minute).Unix()})), "oidc: verify token: oidc: token is expired"},
 		// go-oidc allows five minutes; kube one.
 		{"nbf in two minutes", p.Sign(t, claims(oidctest.Claims{"nbf": now.Add(2 * time.Minute).Unix()})), "oidc: verify token: oidc: current time"},
+		// Beyond int64 seconds as a float, and where time.Unix wraps:
+		// go-oidc's own check overflows to the past and passes both.
+		{"nbf 1e20", p.Sign(t, claims(oidctest.Claims{"nbf": 1e20})), "oidc: verify token: oidc: current time"},
+		{"nbf max int64", p.Sign(t, claims(oidctest.Claims{"nbf": int64(math.MaxInt64)})), "oidc: verify token: oidc: current time"},
 		{"audience", p.Sign(t, p.Claims("other", nil)), "oidc: verify token: oidc: expected audience"},
 		{"email not verified", p.Sign(t, claims(oidctest.Claims{"email_verified": false})), "oidc: email not verified"},
 		{"no email", p.Sign(t, claims(oidctest.Claims{"email": nil})), `oidc: parse username claims "email": claim not present`},

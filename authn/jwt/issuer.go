@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -201,17 +202,34 @@ func (iss *issuer) verifyAudience(auds []string) error {
 	return fmt.Errorf("oidc: expected audience in %q got %q", sets.List(iss.audiences), auds)
 }
 
-// verifyNotBefore holds kube's leeway of a minute (go-oidc allows five).
+// verifyNotBefore holds kube's leeway of a minute: kube verifies with
+// go-oidc v2, which allowed one, where v3 allows five. nbf is compared as
+// the number it is: go-oidc converts a float claim to int64 seconds, so a
+// huge one (1e20) overflows to the far past, and one near the int64 limit
+// wraps around in time.Unix; both would pass its check.
 func (iss *issuer) verifyNotBefore(c claims) error {
 	var nbf float64
 	if c.get("nbf", &nbf) != nil {
 		return nil
 	}
-	now, at := iss.now(), time.Unix(int64(nbf), 0)
-	if now.Add(nbfLeeway).Before(at) {
-		return fmt.Errorf("oidc: current time %v before the nbf (not before) time: %v", now, at)
+	now := iss.now()
+	if nbf <= float64(now.Add(nbfLeeway).Unix()) {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("oidc: current time %v before the nbf (not before) time: %v", now, unixTime(nbf))
+}
+
+// lastUnixSecond is the last second of year 9999, the last one a time
+// prints as a date.
+const lastUnixSecond = 253402300799
+
+// unixTime prints seconds since the epoch as a time when they are one,
+// and as the number otherwise.
+func unixTime(secs float64) any {
+	if secs > lastUnixSecond {
+		return strconv.FormatFloat(secs, 'g', -1, 64)
+	}
+	return time.Unix(int64(secs), 0)
 }
 
 // user maps verified claims to the user and runs the validation rules, in

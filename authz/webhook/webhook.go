@@ -151,7 +151,7 @@ func (w *Authorizer) Authorize(ctx context.Context, a authz.Attributes) (authz.D
 	return authz.NoOpinion, status.Reason, nil
 }
 
-// askWithRetries posts the review, retrying what kube retries: lost
+// askWithRetries posts the review, retrying what ShouldRetry says: lost
 // connections, 500s, timeouts, 429s and answers asking to come back later.
 func (w *Authorizer) askWithRetries(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (authorizationv1.SubjectAccessReviewStatus, error) {
 	var (
@@ -163,7 +163,7 @@ func (w *Authorizer) askWithRetries(ctx context.Context, spec authorizationv1.Su
 		switch {
 		case lastErr == nil:
 			return true, nil
-		case shouldRetry(lastErr):
+		case ShouldRetry(lastErr):
 			return false, nil
 		}
 		return false, lastErr
@@ -177,7 +177,9 @@ func (w *Authorizer) askWithRetries(ctx context.Context, spec authorizationv1.Su
 	return status, nil
 }
 
-func shouldRetry(err error) bool {
+// ShouldRetry reports whether a webhook call that failed with err is
+// worth retrying, as kube's webhooks judge it.
+func ShouldRetry(err error) bool {
 	if utilnet.IsConnectionReset(err) || utilnet.IsHTTP2ConnectionLost(err) || apierrors.IsInternalError(err) ||
 		apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) {
 		return true

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/capstan-io/capstan/loadtest"
 )
@@ -15,9 +16,9 @@ import (
 // reports of kube-apiserver, capstan and, optionally, embedded capstan.
 func report(args []string) error {
 	fs := flag.NewFlagSet("capstan-load report", flag.ContinueOnError)
-	kube := fs.String("kube", "", "kube-apiserver's JSON report.")
-	capstan := fs.String("capstan", "", "capstan's JSON report (same etcd as kube).")
-	embedded := fs.String("embedded", "", "Optional: embedded capstan's JSON report.")
+	kube := fs.String("kube", "", "kube-apiserver's JSON report; several, comma-separated, are rounds: the document shows their medians.")
+	capstan := fs.String("capstan", "", "capstan's JSON report (same etcd as kube); comma-separated rounds as --kube.")
+	embedded := fs.String("embedded", "", "Optional: embedded capstan's JSON report; comma-separated rounds as --kube.")
 	out := fs.String("markdown", "docs/benchmarks.md", "The document to write.")
 	png := fs.String("png", "", "Optional: the chart to write; linked from the document by its path relative to it.")
 	chartLink := fs.String("png-link", "", "The chart's link in the document (default: the file name of --png).")
@@ -29,14 +30,14 @@ func report(args []string) error {
 	}
 	c := loadtest.Comparison{Command: *command, Notes: notes}
 	var err error
-	if c.Kube, err = loadtest.ReadReport(*kube); err != nil {
+	if c.Kube, err = readRounds(*kube); err != nil {
 		return err
 	}
-	if c.Capstan, err = loadtest.ReadReport(*capstan); err != nil {
+	if c.Capstan, err = readRounds(*capstan); err != nil {
 		return err
 	}
 	if *embedded != "" {
-		if c.Embedded, err = loadtest.ReadReport(*embedded); err != nil {
+		if c.Embedded, err = readRounds(*embedded); err != nil {
 			return err
 		}
 	}
@@ -65,6 +66,23 @@ func report(args []string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// readRounds reads the comma-separated reports in paths: one is itself,
+// several are rounds merged into their medians.
+func readRounds(paths string) (*loadtest.Report, error) {
+	var reps []*loadtest.Report
+	for _, p := range strings.Split(paths, ",") {
+		rep, err := loadtest.ReadReport(p)
+		if err != nil {
+			return nil, err
+		}
+		reps = append(reps, rep)
+	}
+	if len(reps) == 1 {
+		return reps[0], nil
+	}
+	return loadtest.MedianReport(reps)
 }
 
 // reportCRDs writes the CRD section of the document from the JSON

@@ -101,6 +101,9 @@ func aggregatedGroup(g *Group) apidiscoveryv2.APIGroupDiscovery {
 	out := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: g.Name}}
 	for _, v := range g.Versions {
 		av := apidiscoveryv2.APIVersionDiscovery{Version: v.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
+		if v.Stale {
+			av.Freshness = apidiscoveryv2.DiscoveryFreshnessStale
+		}
 		parents := map[string]int{}
 		kindGroup, kindVersion := "", ""
 		if g.KindVersions {

@@ -29,6 +29,9 @@ type Group struct {
 type Version struct {
 	Version   string
 	Resources []metav1.APIResource
+	// Stale marks a remote version whose server could not be reached:
+	// aggregated discovery says its resources may be out of date.
+	Stale bool
 }
 
 // Registry holds the groups of every server in the chain. Servers add their

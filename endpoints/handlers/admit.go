@@ -25,7 +25,7 @@ func (s *Scope) attributes(ctx context.Context, op admission.Operation, name str
 	return &admission.Attributes{
 		Operation: op, Kind: s.Kind, Resource: s.Resource, Subresource: s.Subresource,
 		Namespace: request.NamespaceFrom(ctx), Name: name, Object: obj, OldObject: old, DryRun: dryRun,
-		Defaulter: s.Defaulter, Pruner: s.Pruner, Types: s.Types,
+		Defaulter: s.Defaulter, Pruner: s.Pruner, Types: s.Types, Versions: s.Versions,
 	}
 }
 
@@ -72,4 +72,18 @@ func (s *Scope) deleteValidation(name string, opts *metav1.DeleteOptions) rest.V
 		}
 		return s.Admission.Validate(ctx, a)
 	}
+}
+
+// admitConnect runs mutating, then validating admission on a connect
+// request: kube's CONNECT of the options object, without old object or
+// operation options. A mutation of the options is what Connect gets.
+func (s *Scope) admitConnect(ctx context.Context, name string, opts runtime.Object) error {
+	if s.Admission == nil {
+		return nil
+	}
+	a := s.attributes(ctx, admission.Connect, name, opts, nil, false)
+	if err := s.Admission.Admit(ctx, a); err != nil {
+		return err
+	}
+	return s.Admission.Validate(ctx, a)
 }

@@ -13,11 +13,17 @@ import (
 
 // Connect serves a subresource whose storage is a rest.Connecter: the
 // query (and, for proxies, the path after the subresource) becomes its
-// options, and the request goes to the handler it returns.
+// options, which go through admission as a CONNECT of the options, and
+// the request goes to the handler it returns.
 func (s *Scope) Connect(w http.ResponseWriter, r *http.Request, name string) {
 	c, ok := s.Storage.(rest.Connecter)
 	if !ok || !slices.Contains(c.ConnectMethods(), r.Method) {
 		s.writeError(w, r, MethodNotSupported(s.GroupResource(), strings.ToLower(r.Method)))
+		return
+	}
+	_, reads := c.(rest.ReadingConnecter)
+	if _, dryRun := r.URL.Query()["dryRun"]; dryRun && !reads {
+		s.writeError(w, r, apierrors.NewBadRequest("dryRun is not supported"))
 		return
 	}
 	opts, subpath, key := c.NewConnectOptions()
@@ -28,6 +34,12 @@ func (s *Scope) Connect(w http.ResponseWriter, r *http.Request, name string) {
 	if err := DecodeQuery(query, opts); err != nil {
 		s.writeError(w, r, apierrors.NewBadRequest(err.Error()))
 		return
+	}
+	if !reads {
+		if err := s.admitConnect(r.Context(), name, opts); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	h, err := c.Connect(r.Context(), name, opts)
 	if err != nil {

@@ -33,6 +33,7 @@ func (s *Scope) Create(w http.ResponseWriter, r *http.Request, name string) {
 		s.writeError(w, r, err)
 		return
 	}
+	wipeSystemFields(obj)
 	dryRun := len(opts.DryRun) > 0
 	obj = s.trackUpdate(nil, obj, managerName(opts.FieldManager, r))
 	if err := s.mutate(ctx, admission.Create, name, obj, nil, dryRun); err != nil {
@@ -50,6 +51,21 @@ func (s *Scope) Create(w http.ResponseWriter, r *http.Request, name string) {
 		status.Code = http.StatusCreated
 	}
 	s.writeObject(w, r, http.StatusCreated, out)
+}
+
+// wipeSystemFields drops the metadata only the server sets before admission
+// and the field manager see the object, as kube's create does, so that no
+// manager owns them.
+func wipeSystemFields(obj runtime.Object) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	m.SetCreationTimestamp(metav1.Time{})
+	m.SetUID("")
+	m.SetDeletionTimestamp(nil)
+	m.SetDeletionGracePeriodSeconds(nil)
+	m.SetSelfLink("")
 }
 
 // fillNamespace gives a namespaced object without a namespace the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -100,7 +101,7 @@ func (s *Scope) decodeBody(w http.ResponseWriter, r *http.Request, body []byte) 
 		}
 	}
 	if gvk.Kind != s.Kind.Kind || obj != into {
-		return nil, s.decodeError(fmt.Errorf("converting (%s) to (%s): unknown conversion", typeName(obj), typeName(into)), gvk, body)
+		return nil, s.decodeError(wrongKindError(obj, *gvk, s.Kind.GroupKind()), gvk, body)
 	}
 	if err := s.prune(r.Context(), validation, *gvk, obj); err != nil {
 		return nil, err
@@ -153,6 +154,31 @@ func typeName(obj runtime.Object) string {
 		t = t.Elem()
 	}
 	return t.String()
+}
+
+// separateSchemes are the groups kube serves from servers with schemes of
+// their own (the CRD server, the aggregator), which know no other kinds.
+var separateSchemes = map[string]bool{"apiextensions.k8s.io": true, "apiregistration.k8s.io": true}
+
+// wrongKindError is the cause kube gives for a body of another kind: its
+// scheme cannot convert it to the endpoint's internal type, or, in a
+// server with a scheme of its own, does not know it.
+func wrongKindError(obj runtime.Object, gvk schema.GroupVersionKind, want schema.GroupKind) error {
+	if separateSchemes[want.Group] {
+		return fmt.Errorf("no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:111\"", gvk.Kind, gvk.GroupVersion())
+	}
+	return fmt.Errorf("converting (%s) to (%s): unknown conversion", typeName(obj), internalTypeName(want))
+}
+
+// internalTypeName is how kube names a built-in kind's internal type, which
+// its conversion errors show: the package is the group's first label
+// (core for the legacy group and for events.k8s.io, stored as core events).
+func internalTypeName(gk schema.GroupKind) string {
+	pkg, _, _ := strings.Cut(gk.Group, ".")
+	if pkg == "" || gk.Group == "events.k8s.io" {
+		pkg = "core"
+	}
+	return pkg + "." + gk.Kind
 }
 
 // summarize shows at most max bytes of a body: as text if it looks like

@@ -32,11 +32,9 @@ func (s *Scope) Delete(w http.ResponseWriter, r *http.Request, name string) {
 	if !deleted && opts.OrphanDependents != nil && !*opts.OrphanDependents {
 		code = http.StatusAccepted
 	}
-	if status, ok := obj.(*metav1.Status); ok && status.Code == 0 {
-		status.Code = int32(code)
-		if status.Details != nil && status.Details.Name == "" {
-			status.Details.Name = name
-		}
+	// kube's success Status carries no code: the HTTP status says it.
+	if status, ok := obj.(*metav1.Status); ok && status.Details != nil && status.Details.Name == "" {
+		status.Details.Name = name
 	}
 	s.writeObject(w, r, code, obj)
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -19,12 +20,32 @@ import (
 	"github.com/capstan-io/capstan/storage"
 )
 
-// TestListedItemEncodingsRemembered: a protobuf list of a cache that
-// keeps its objects decoded remembers its items' encodings, so the next list of the same objects writes them as they
-// are; both are the codec's encoding, and a changed object (a new object
-// in the cache) is encoded anew.
+// TestListedItemEncodingsRemembered: a protobuf or JSON list of the watch
+// cache remembers its items' encodings in that form, so the next list of
+// the same objects writes them as they are; both are the codec's encoding,
+// and a changed object (a new one in the cache) is encoded anew. A cache
+// that keeps objects encoded as protobuf writes protobuf lists from those
+// encodings, and remembers none.
 func TestListedItemEncodingsRemembered(t *testing.T) {
-	scope, s := configMapScopeWith(t, false)
+	for _, tc := range []struct {
+		mediaType  string
+		form       wire.Form
+		encoded    bool
+		remembered bool
+	}{
+		{kruntime.ContentTypeProtobuf, wire.Protobuf, false, true},
+		{kruntime.ContentTypeJSON, wire.JSON, false, true},
+		{kruntime.ContentTypeJSON, wire.JSON, true, true},
+		{kruntime.ContentTypeProtobuf, wire.Protobuf, true, false},
+	} {
+		t.Run(fmt.Sprintf("%s,encoded=%v", tc.mediaType, tc.encoded), func(t *testing.T) {
+			testListedItemEncodingsRemembered(t, tc.mediaType, tc.form, tc.encoded, tc.remembered)
+		})
+	}
+}
+
+func testListedItemEncodingsRemembered(t *testing.T, mediaType string, form wire.Form, encoded, wantRemembered bool) {
+	scope, s := configMapScopeWith(t, encoded)
 	remembered := wire.NewItemEncodings(32<<20, 1000)
 	scope.Wire = wire.NewCachesWith(remembered, slog.Default())
 	ctx := context.Background()
@@ -37,19 +58,23 @@ func TestListedItemEncodingsRemembered(t *testing.T) {
 	list := func() []byte {
 		t.Helper()
 		rec := httptest.NewRecorder()
-		scope.List(rec, listRequest("remembered", kruntime.ContentTypeProtobuf), false)
+		scope.List(rec, listRequest("remembered", mediaType), false)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("list = %d: %s", rec.Code, rec.Body)
 		}
 		return rec.Body.Bytes()
 	}
 	first := list()
-	for _, item := range cachedItems(t, scope, "remembered") {
-		if remembered.Lookup(item) == nil {
-			t.Errorf("%s: its encoding was not remembered", item.(*corev1.ConfigMap).Name)
+	items := cachedItems(t, scope, "remembered")
+	for i := range items.Len() {
+		if got := remembered.Lookup(items.Identity(i), form) != nil; got != wantRemembered {
+			t.Errorf("item %d: its encoding remembered: %v, want %v", i, got, wantRemembered)
+		}
+		if other := 1 - form; remembered.Lookup(items.Identity(i), other) != nil {
+			t.Errorf("item %d: an encoding in a form not listed was remembered", i)
 		}
 	}
-	want := wholeListAnswer(t, scope, "remembered", kruntime.ContentTypeProtobuf)
+	want := wholeListAnswer(t, scope, "remembered", mediaType)
 	for i, got := range [][]byte{first, list()} {
 		if !bytes.Equal(got, want) {
 			t.Errorf("list %d:\n got %q\nwant %q", i+1, got, want)
@@ -69,13 +94,13 @@ func TestListedItemEncodingsRemembered(t *testing.T) {
 	if !bytes.Contains(got, []byte("changed")) {
 		t.Errorf("the list after an update does not have it: %q", got)
 	}
-	if want := wholeListAnswer(t, scope, "remembered", kruntime.ContentTypeProtobuf); !bytes.Equal(got, want) {
+	if want := wholeListAnswer(t, scope, "remembered", mediaType); !bytes.Equal(got, want) {
 		t.Errorf("list after an update:\n got %q\nwant %q", got, want)
 	}
 }
 
-// cachedItems are the watch cache's objects that a list of ns hands over.
-func cachedItems(t *testing.T, scope *Scope, ns string) []kruntime.Object {
+// cachedItems are the watch cache's items that a list of ns hands over.
+func cachedItems(t *testing.T, scope *Scope, ns string) storage.ListItems {
 	t.Helper()
 	ctx := listRequest(ns, kruntime.ContentTypeProtobuf).Context()
 	_, items, err := scope.listForResponse(ctx, scope.Storage.(rest.Lister), &rest.ListOptions{
@@ -83,5 +108,5 @@ func cachedItems(t *testing.T, scope *Scope, ns string) []kruntime.Object {
 	if err != nil || items == nil {
 		t.Fatalf("listing %s: items %v, %v", ns, items, err)
 	}
-	return itemsOf(t, items)
+	return items
 }

@@ -48,7 +48,10 @@ func (s *Scope) listOptions(r *http.Request, watch bool) (*rest.ListOptions, err
 	if err := s.decodeOptions(r, in); err != nil {
 		return nil, err
 	}
-	if errs := validateListOptions(in, watch); len(errs) > 0 {
+	// As kube's, the options are defaulted and validated as a watch's only
+	// for ?watch=true, not on the legacy /watch/ paths.
+	defaultWatchOptions(in)
+	if errs := validateListOptions(in, in.Watch); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
 	}
 	if err := continueWithResourceVersion(in, watch); err != nil {
@@ -115,6 +118,18 @@ func onlyMetadataFields(supported fields.Set) bool {
 		}
 	}
 	return true
+}
+
+// defaultWatchOptions gives a watch from "" or "0" that names neither
+// sendInitialEvents nor resourceVersionMatch kube's defaults (the WatchList
+// gate, on in v1.37): its initial events, NotOlderThan. A continue token is
+// then refused with the resourceVersionMatch it implies, as kube refuses it.
+func defaultWatchOptions(o *metav1.ListOptions) {
+	if !o.Watch || o.SendInitialEvents != nil || o.ResourceVersionMatch != "" || (o.ResourceVersion != "" && o.ResourceVersion != "0") {
+		return
+	}
+	initial := true
+	o.SendInitialEvents, o.ResourceVersionMatch = &initial, metav1.ResourceVersionMatchNotOlderThan
 }
 
 // validateListOptions applies kube's rules for combining resourceVersion,

@@ -30,6 +30,8 @@ type output struct {
 // shapes tells which "as" shapes an answer may take.
 type shapes struct {
 	table, metadata, metadataList bool
+	// noProtobuf: the object itself cannot be protobuf (a custom resource).
+	noProtobuf bool
 }
 
 // allows reports whether the shape named by as is allowed.
@@ -85,6 +87,7 @@ func negotiateOutput(r *http.Request, ns runtime.NegotiatedSerializer, allowed s
 	if header == "" {
 		header = "application/json"
 	}
+	matched := false
 	for _, e := range parseAccept(header) {
 		if e.q == 0 {
 			continue
@@ -93,6 +96,7 @@ func negotiateOutput(r *http.Request, ns runtime.NegotiatedSerializer, allowed s
 		if !ok {
 			continue
 		}
+		matched = true
 		o := output{info: info}
 		if as, ok := e.params["as"]; ok {
 			if !allowed.allows(as) || e.params["g"] != "meta.k8s.io" ||
@@ -105,10 +109,31 @@ func negotiateOutput(r *http.Request, ns runtime.NegotiatedSerializer, allowed s
 				continue
 			}
 			o.as, o.version = as, e.params["v"]
+		} else if allowed.noProtobuf && info.MediaTypeSubType == "vnd.kubernetes.protobuf" {
+			continue
 		}
 		return o, nil
 	}
+	if !matched {
+		return output{}, noRepresentation(infos)
+	}
 	return output{}, notAcceptable(infos)
+}
+
+// noRepresentation is kube's 406 (its router's) for an Accept header that
+// names no media type the server has at all.
+func noRepresentation(infos []runtime.SerializerInfo) error {
+	return NewStatusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+		"406: Not Acceptable\n\nAvailable representations: "+mediaTypes(infos))
+}
+
+// mediaTypes lists the media types of infos as kube's errors list them.
+func mediaTypes(infos []runtime.SerializerInfo) string {
+	types := make([]string, 0, len(infos))
+	for _, info := range infos {
+		types = append(types, info.MediaType)
+	}
+	return strings.Join(types, ", ")
 }
 
 func matchSerializer(e acceptEntry, infos []runtime.SerializerInfo) (runtime.SerializerInfo, bool) {
@@ -121,12 +146,23 @@ func matchSerializer(e acceptEntry, infos []runtime.SerializerInfo) (runtime.Ser
 }
 
 func notAcceptable(infos []runtime.SerializerInfo) error {
-	types := make([]string, 0, len(infos))
+	err := NewStatusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+		"only the following media types are accepted: "+mediaTypes(infos))
+	err.ErrStatus.Details = nil // kube's has none
+	return err
+}
+
+// notAcceptableStream is kube's 406 for a watch asked for in a media type
+// that has no stream form (YAML): it lists the stream media types.
+func notAcceptableStream(infos []runtime.SerializerInfo) error {
+	var streams []runtime.SerializerInfo
 	for _, info := range infos {
-		types = append(types, info.MediaType)
+		if info.StreamSerializer != nil {
+			info.MediaType += ";stream=watch"
+			streams = append(streams, info)
+		}
 	}
-	return NewStatusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
-		"only the following media types are accepted: "+strings.Join(types, ", "))
+	return notAcceptable(streams)
 }
 
 // negotiateInput returns the serializer of a request body's Content-Type.
@@ -147,10 +183,8 @@ func negotiateInput(r *http.Request, ns runtime.NegotiatedSerializer) (runtime.S
 }
 
 func unsupportedMediaType(ct string, infos []runtime.SerializerInfo) error {
-	types := make([]string, 0, len(infos))
-	for _, info := range infos {
-		types = append(types, info.MediaType)
-	}
-	return NewStatusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(types, ", "))
+	err := NewStatusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+		"the body of the request was in an unknown format - accepted media types include: "+mediaTypes(infos))
+	err.ErrStatus.Details = nil // kube's has none
+	return err
 }

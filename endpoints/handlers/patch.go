@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -60,6 +61,10 @@ func (s *Scope) Patch(w http.ResponseWriter, r *http.Request, name string) {
 		s.writeError(w, r, err)
 		return
 	}
+	if err := checkPatchSyntax(r, pt, patch); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	audit.LogRequestPatch(r.Context(), patch)
 	dryRun := len(opts.DryRun) > 0
 	apply := pt == types.ApplyYAMLPatchType
@@ -100,6 +105,17 @@ func (s *Scope) Patch(w http.ResponseWriter, r *http.Request, name string) {
 	s.writeObject(w, r, code, out)
 }
 
+// RoutesPatchType reports whether kube's router has a route for the patch
+// media type of r: a built-in resource's other media types are refused by
+// the router, before any handler; a custom resource's by its handler.
+func (s *Scope) RoutesPatchType(r *http.Request) bool {
+	if s.PatchTypes != nil {
+		return true
+	}
+	_, err := s.patchType(r)
+	return err == nil
+}
+
 func (s *Scope) patchType(r *http.Request) (types.PatchType, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if s.PatchTypes != nil {
@@ -129,6 +145,15 @@ func (s *Scope) patchType(r *http.Request) (types.PatchType, error) {
 // kube does.
 const maxJSONPatchOperations = 10000
 
+// jsonPatchMaxCopyBytes bounds what the copy operations of one JSON patch
+// may add to the document, kube's 3 MiB: without it, a patch that copies a
+// value into itself doubles the object with each operation
+// (CVE-2019-1002100). The library offers only a process-wide limit, which
+// kube sets once too.
+const jsonPatchMaxCopyBytes = 3 << 20
+
+func init() { jsonpatch.AccumulatedCopySizeLimit = jsonPatchMaxCopyBytes }
+
 // applyPatch applies patch to old's JSON and decodes the result as a body.
 func (s *Scope) applyPatch(w http.ResponseWriter, r *http.Request, pt types.PatchType, patch []byte, old runtime.Object) (runtime.Object, error) {
 	original, err := s.encodeJSON(old)
@@ -147,7 +172,8 @@ func (s *Scope) applyPatch(w http.ResponseWriter, r *http.Request, pt types.Patc
 				"The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
 		if patched, err = ops.Apply(original); err != nil {
-			return nil, NewStatusError(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, err.Error())
+			// kube's answer keeps the cause to itself.
+			return nil, NewStatusError(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the server rejected our request due to an error in our request")
 		}
 	case types.MergePatchType:
 		if patched, err = jsonpatch.MergePatch(original, patch); err != nil {
@@ -183,7 +209,7 @@ func (s *Scope) applyServerSide(w http.ResponseWriter, r *http.Request, patch []
 		err = utiljson.Unmarshal(patchJSON, &patchObj.Object)
 	}
 	if err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
 	}
 	validation, err := fieldValidationOf(r)
 	if err != nil {
@@ -225,8 +251,52 @@ func strategicPatchError(err error) error {
 	switch {
 	case errors.Is(err, mergepatch.ErrNoListOfLists), errors.Is(err, mergepatch.ErrPatchContentNotMatchRetainKeys):
 		return NewStatusError(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, err.Error())
+	case errors.Is(err, mergepatch.ErrBadJSONDoc), errors.Is(err, mergepatch.ErrBadPatchFormatForPrimitiveList),
+		errors.Is(err, mergepatch.ErrBadPatchFormatForRetainKeys), errors.Is(err, mergepatch.ErrBadPatchFormatForSetElementOrderList),
+		errors.Is(err, mergepatch.ErrUnsupportedStrategicMergePatchFormat):
+		return apierrors.NewBadRequest(err.Error())
 	}
+	// kube answers other merge failures with a 500; they are the
+	// client's patch, so capstan answers 400 (docs/compatibility.md).
 	return apierrors.NewBadRequest(err.Error())
+}
+
+// jsonPatchOp is one operation of a JSON patch, as kube first decodes a
+// patch to check it (its name shows in kube's decoding errors).
+type jsonPatchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	From  string `json:"from"`
+	Value any    `json:"value"`
+}
+
+// checkPatchSyntax refuses, as kube does before applying anything, a JSON,
+// merge or strategic patch that is not JSON, and (unless fieldValidation
+// is Ignore) a JSON patch that is not a list of operations or a merge
+// patch that is not an object.
+func checkPatchSyntax(r *http.Request, pt types.PatchType, patch []byte) error {
+	if pt == types.ApplyYAMLPatchType {
+		return nil
+	}
+	if !json.Valid(patch) {
+		return apierrors.NewBadRequest("invalid JSON patch")
+	}
+	if v, err := fieldValidationOf(r); err != nil || v == validationIgnore {
+		return err
+	}
+	var err error
+	switch pt {
+	case types.JSONPatchType:
+		var ops []jsonPatchOp
+		err = json.Unmarshal(patch, &ops)
+	case types.MergePatchType:
+		var obj map[string]any
+		err = json.Unmarshal(patch, &obj)
+	}
+	if err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	}
+	return nil
 }
 
 // encodeJSON is obj as JSON at the endpoint's version.

@@ -66,6 +66,9 @@ type Scope struct {
 	// Types are the structured-merge-diff types of the resource's kinds,
 	// for admission policies' ApplyConfiguration; nil when not typed.
 	Types managedfields.TypeConverter
+	// Versions are the versions the resource is served at, for
+	// admission's matchPolicy Equivalent; nil when only this one.
+	Versions *admission.Versions
 }
 
 // Common is what every scope of a server shares: its codecs, admission

@@ -41,7 +41,10 @@ func (s *Scope) writeList(w http.ResponseWriter, r *http.Request, list runtime.O
 		s.writeObject(w, r, http.StatusOK, list)
 		return
 	}
-	out, err := negotiateOutput(r, s.Serializer, s.shapesFor(list))
+	out, err := negotiateOutput(r, s.Serializer, s.answerShapes())
+	if err == nil {
+		err = s.checkMetadataShape(list, out)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -61,7 +64,7 @@ func (s *Scope) writeList(w http.ResponseWriter, r *http.Request, list runtime.O
 		s.writeError(w, r, err)
 		return
 	}
-	s.writeObject(w, r, http.StatusOK, list)
+	s.writeObject(w, r, http.StatusOK, list) // its items lose their kinds there
 }
 
 // metadataItems yields the metadata of each of items, as partialMetadata
@@ -109,7 +112,7 @@ func (s *Scope) sharedListEncoder(r *http.Request, out output, list runtime.Obje
 		return nil // the codec's indentation, or the audit event's copy of the list
 	}
 	var src wire.Items = items
-	kept := items.Kept()
+	ids := wire.Identities(items.Identity)
 	switch out.as {
 	case asObject:
 		if err := meta.SetList(list, nil); err != nil {
@@ -123,7 +126,7 @@ func (s *Scope) sharedListEncoder(r *http.Request, out output, list runtime.Obje
 			// whole list's null is written.
 			pomList.Items = []metav1.PartialObjectMetadata{}
 		}
-		list, src, kept = pomList, metadataOfItems(items, out.version), false
+		list, src, ids = pomList, metadataOfItems(items, out.version), nil
 	default:
 		return nil // a Table: the items become rows
 	}
@@ -142,16 +145,17 @@ func (s *Scope) sharedListEncoder(r *http.Request, out output, list runtime.Obje
 			s.fallback("the JSON of the list does not end in its items", list, nil)
 			return nil
 		}
-		return func(w io.Writer) error { return wire.WriteJSONList(w, head.Bytes(), src) }
+		typed := itemsLoseKinds(list)
+		return func(w io.Writer) error { return s.Wire.WriteJSONList(w, head.Bytes(), src, typed, ids) }
 	case runtime.ContentTypeProtobuf:
-		return s.protobufListEncoder(out, list, head.Bytes(), src, kept, items, gv)
+		return s.protobufListEncoder(out, list, head.Bytes(), src, ids, items, gv)
 	}
 	return nil // YAML
 }
 
 // protobufListEncoder is sharedListEncoder's protobuf case: head is the
 // codec's encoding of the list without items.
-func (s *Scope) protobufListEncoder(out output, list runtime.Object, head []byte, src wire.Items, kept bool, items storage.ListItems, gv schema.GroupVersion) func(io.Writer) error {
+func (s *Scope) protobufListEncoder(out output, list runtime.Object, head []byte, src wire.Items, ids wire.Identities, items storage.ListItems, gv schema.GroupVersion) func(io.Writer) error {
 	var unk runtime.Unknown
 	if !bytes.HasPrefix(head, wire.ProtobufPrefix) {
 		s.fallback("the protobuf of the list lacks kube's prefix", list, nil)
@@ -175,7 +179,7 @@ func (s *Scope) protobufListEncoder(out output, list runtime.Object, head []byte
 			return nil
 		}
 	}
-	return func(w io.Writer) error { return wire.WriteProtobufList(w, unk, s.Wire.ProtoItems(src, kept, stored)) }
+	return func(w io.Writer) error { return wire.WriteProtobufList(w, unk, s.Wire.ProtoItems(src, ids, stored)) }
 }
 
 // fallback reports, once per reason and kind, a list written whole.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -128,14 +129,6 @@ func cmKey(ns, name string) string { return "/configmaps/" + ns + "/" + name }
 // (a ConfigMap struct alone is over 300 bytes): the items are encoded from
 // the cache's objects one by one.
 func TestSharedListBytesPerItem(t *testing.T) {
-	if raceEnabled {
-		// The race detector slows the lists and drops a share of what
-		// sync.Pool is given back, so the process's other allocations
-		// (etcd's, the cache's) and the pooled encoders' swamp the
-		// count. That items are handed over, not copied, is checked
-		// under it too, by TestSharedListIsTheCodecsEncoding.
-		t.Skip("allocation counts do not hold under the race detector")
-	}
 	t.Run("kept", func(t *testing.T) {
 		// Measured at about 50 bytes per item (protobuf) and 200 (JSON;
 		// 120 to 280 for metadata): the pointers and sizes the list
@@ -164,6 +157,13 @@ func testSharedListBytesPerItem(t *testing.T, encoded bool, limits map[string]ui
 	createConfigMaps(t, s, "small", small, 64)
 	createConfigMaps(t, s, "large", large, 64)
 	for mediaType := range limits {
+		if raceEnabled && !strings.Contains(mediaType, "protobuf") {
+			// The race detector drops a share of what sync.Pool is given
+			// back, so JSON's pooled encoders come near the limits under
+			// it (358 bytes an item, measured); protobuf's lists stay at
+			// a few (1 to 22), so CI checks those.
+			continue
+		}
 		// The embedded etcd's and the cache's allocations land in
 		// either list's count now and then: one in the small list's
 		// makes the difference small, even below zero. So the
@@ -172,11 +172,14 @@ func testSharedListBytesPerItem(t *testing.T, encoded bool, limits map[string]ui
 		// defect this guards against) adds hundreds of bytes to every
 		// measurement, so it still fails.
 		perItem := int64(-1)
-		for range 3 {
+		for tries := 0; tries < 10 && (tries < 3 || perItem < 0); tries++ {
 			d := (int64(listAllocs(scope, "large", mediaType)) - int64(listAllocs(scope, "small", mediaType))) / (large - small)
 			if d > 0 && (perItem < 0 || d < perItem) {
 				perItem = d
 			}
+		}
+		if perItem < 0 {
+			t.Fatalf("%s: no measurement in ten came out positive", mediaType)
 		}
 		t.Logf("%s: %d bytes allocated per listed item", mediaType, perItem)
 		if perItem > int64(limits[mediaType]) {

@@ -2,9 +2,11 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -12,17 +14,26 @@ import (
 	"github.com/capstan-io/capstan/registry/rest"
 )
 
-// shapesFor are the shapes an answer of obj may take: tables and metadata
-// for the objects of a resource, the list shapes for lists.
-func (s *Scope) shapesFor(obj runtime.Object) shapes {
+// answerShapes are the shapes an answer of the endpoint may take: tables
+// and metadata, for the resource and its status.
+func (s *Scope) answerShapes() shapes {
+	// Custom resources have no protobuf form of their own: kube skips
+	// protobuf for them (their tables and metadata have one).
+	_, noProto := s.Storage.New().(runtime.Unstructured)
 	if s.Subresource != "" && s.Subresource != "status" {
-		return shapes{}
+		return shapes{noProtobuf: noProto}
 	}
-	table := s.servesTables()
-	if meta.IsListType(obj) {
-		return shapes{table: table, metadataList: true}
-	}
-	return shapes{table: table, metadata: true}
+	// Both metadata shapes are taken, as kube takes them: the one that
+	// does not fit the answer is refused when the answer is made.
+	return shapes{table: s.servesTables(), metadata: true, metadataList: true, noProtobuf: noProto}
+}
+
+// watchShapes are the shapes a watch's events may take: each event's
+// object is one object.
+func (s *Scope) watchShapes() shapes {
+	sh := s.answerShapes()
+	sh.metadataList = false
+	return sh
 }
 
 // servesTables reports whether the resource has tables: one that can be
@@ -51,8 +62,8 @@ func (s *Scope) toTable(r *http.Request, obj runtime.Object, version string) (ru
 	case "", "Metadata":
 		opts.IncludeObject = metav1.IncludeMetadata
 	default:
-		return nil, NewStatusError(http.StatusBadRequest, metav1.StatusReasonBadRequest,
-			"includeObject must be one of None, Metadata, Object")
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("Unable to convert to Table as requested: includeObject: Invalid value: %q: must be 'Metadata', 'Object', 'None', or empty",
+			r.URL.Query().Get("includeObject")))
 	}
 	convert := defaultTable
 	if s.Table != nil {
@@ -62,7 +73,7 @@ func (s *Scope) toTable(r *http.Request, obj runtime.Object, version string) (ru
 	if err != nil {
 		return nil, err
 	}
-	if err := s.fillRowObjects(table, obj, opts.IncludeObject); err != nil {
+	if err := s.fillRowObjects(table, obj, opts.IncludeObject, version); err != nil {
 		return nil, err
 	}
 	table.APIVersion = metav1.SchemeGroupVersion.Group + "/" + version
@@ -99,8 +110,9 @@ func defaultTable(_ context.Context, obj runtime.Object, _ *metav1.TableOptions)
 	return table, nil
 }
 
-// fillRowObjects sets each row's object and the table's list metadata.
-func (s *Scope) fillRowObjects(table *metav1.Table, obj runtime.Object, include metav1.IncludeObjectPolicy) error {
+// fillRowObjects sets each row's object and the table's list metadata;
+// a row's metadata is of the table's meta.k8s.io version.
+func (s *Scope) fillRowObjects(table *metav1.Table, obj runtime.Object, include metav1.IncludeObjectPolicy, version string) error {
 	if li, err := meta.ListAccessor(obj); err == nil && meta.IsListType(obj) {
 		table.ResourceVersion = li.GetResourceVersion()
 		table.Continue = li.GetContinue()
@@ -124,20 +136,20 @@ func (s *Scope) fillRowObjects(table *metav1.Table, obj runtime.Object, include 
 			item = items[i]
 		}
 		if item != nil {
-			table.Rows[i].Object = s.rowObject(item, include)
+			table.Rows[i].Object = s.rowObject(item, include, version)
 		}
 	}
 	return nil
 }
 
-func (s *Scope) rowObject(obj runtime.Object, include metav1.IncludeObjectPolicy) runtime.RawExtension {
+func (s *Scope) rowObject(obj runtime.Object, include metav1.IncludeObjectPolicy, version string) runtime.RawExtension {
 	switch include {
 	case metav1.IncludeObject:
 		obj = obj.DeepCopyObject()
 		obj.GetObjectKind().SetGroupVersionKind(s.Kind)
 		return runtime.RawExtension{Object: obj}
 	case metav1.IncludeMetadata:
-		pom, err := partialMetadata(obj, "v1")
+		pom, err := partialMetadata(obj, version)
 		if err != nil {
 			return runtime.RawExtension{}
 		}

@@ -34,14 +34,14 @@ func (s *Scope) Update(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	dryRun := len(opts.DryRun) > 0
-	info := rest.UpdatedObjectFunc(func(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	info := putInfo{obj: obj, f: func(ctx context.Context, old runtime.Object) (runtime.Object, error) {
 		newObj := s.trackUpdate(old, obj.DeepCopyObject(), managerName(opts.FieldManager, r))
 		op := admission.Update
 		if old == nil {
 			op = admission.Create
 		}
 		return newObj, s.mutate(ctx, op, name, newObj, old, dryRun)
-	})
+	}}
 	out, created, err := updater.Update(ctx, name, info, s.createValidation(dryRun), s.updateValidation(dryRun), false, opts)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -52,6 +52,28 @@ func (s *Scope) Update(w http.ResponseWriter, r *http.Request, name string) {
 		code = http.StatusCreated
 	}
 	s.writeObject(w, r, code, out)
+}
+
+// putInfo is the new object of a PUT: obj, the body, through f. As in
+// kube, a body that carries a uid updates only the object of that uid.
+type putInfo struct {
+	obj runtime.Object
+	f   rest.UpdatedObjectFunc
+}
+
+var _ rest.Preconditioner = putInfo{}
+
+func (p putInfo) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	return p.f(ctx, old)
+}
+
+func (p putInfo) Preconditions() *metav1.Preconditions {
+	m, err := meta.Accessor(p.obj)
+	if err != nil || m.GetUID() == "" {
+		return nil
+	}
+	uid := m.GetUID()
+	return &metav1.Preconditions{UID: &uid}
 }
 
 // checkName makes sure the body names the object of the URL, filling in

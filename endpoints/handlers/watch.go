@@ -25,9 +25,9 @@ func (s *Scope) serveWatch(w http.ResponseWriter, r *http.Request, opts *rest.Li
 		s.writeError(w, r, MethodNotSupported(s.GroupResource(), "watch"))
 		return
 	}
-	out, err := negotiateOutput(r, s.Serializer, s.shapesFor(s.Storage.New()))
+	out, err := negotiateOutput(r, s.Serializer, s.watchShapes())
 	if err == nil && out.info.StreamSerializer == nil {
-		err = notAcceptable(s.Serializer.SupportedMediaTypes())
+		err = notAcceptableStream(s.Serializer.SupportedMediaTypes())
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -52,7 +52,9 @@ func (s *Scope) serveWatch(w http.ResponseWriter, r *http.Request, opts *rest.Li
 }
 
 func (s *Scope) watchTimeout(opts *rest.ListOptions) time.Duration {
-	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+	// A negative timeout ends the watch at once, as kube's does; only zero
+	// (or none) means the server's own.
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds != 0 {
 		return time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
 	min := s.MinRequestTimeout

@@ -37,7 +37,7 @@ func TestQueuedWatchEventsWrittenTogether(t *testing.T) {
 			rw := newFlushRecorder()
 			r, _ := http.NewRequest(http.MethodGet, "/api/v1/namespaces/ns/configmaps?watch=1", nil)
 			r.Header.Set("Accept", accept)
-			out, err := negotiateOutput(r, scope.Serializer, scope.shapesFor(scope.Storage.New()))
+			out, err := negotiateOutput(r, scope.Serializer, scope.answerShapes())
 			if err != nil {
 				t.Fatal(err)
 			}

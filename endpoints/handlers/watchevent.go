@@ -34,6 +34,9 @@ type watchEncoder struct {
 	// cached in shared objects (see encodeShared).
 	sharedIDs map[watch.EventType]runtime.Identifier
 	embedded  bytes.Buffer
+	// headed: a Table event went out; as kube's, only the first carries
+	// the column definitions.
+	headed bool
 }
 
 func newWatchEncoder(s *Scope, r *http.Request, out output, w io.Writer) *watchEncoder {
@@ -58,6 +61,12 @@ func (e *watchEncoder) write(w io.Writer, ev watch.Event) error {
 			obj = ErrorToStatus(err, e.s.Logger)
 		} else {
 			obj = t
+		}
+		if table, ok := obj.(*metav1.Table); ok {
+			if e.headed {
+				table.ColumnDefinitions = nil
+			}
+			e.headed = true
 		}
 	}
 	return e.encode(e.framed, obj, ev.Type)

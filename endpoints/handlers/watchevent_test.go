@@ -73,7 +73,7 @@ func newTestWatchEncoder(t testing.TB, scope *Scope, accept string, w io.Writer)
 	t.Helper()
 	r, _ := http.NewRequest(http.MethodGet, "/api/v1/namespaces/ns/configmaps?watch=1", nil)
 	r.Header.Set("Accept", accept)
-	out, err := negotiateOutput(r, scope.Serializer, scope.shapesFor(scope.Storage.New()))
+	out, err := negotiateOutput(r, scope.Serializer, scope.answerShapes())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ const gzipThreshold = 128 * 1024
 
 // writeObject negotiates the response form and writes obj with code.
 func (s *Scope) writeObject(w http.ResponseWriter, r *http.Request, code int, obj runtime.Object) {
-	out, err := negotiateOutput(r, s.Serializer, s.shapesFor(obj))
+	out, err := negotiateOutput(r, s.Serializer, s.answerShapes())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -28,6 +28,7 @@ func (s *Scope) writeObject(w http.ResponseWriter, r *http.Request, code int, ob
 		s.writeError(w, r, err)
 		return
 	}
+	typedItemsWithoutKinds(obj)
 	audit.LogResponseObject(r.Context(), obj, s.targetVersion(obj), s.Serializer)
 	s.encode(w, r, code, out.info, obj)
 }
@@ -43,6 +44,11 @@ func WriteStatus(w http.ResponseWriter, r *http.Request, ns runtime.NegotiatedSe
 	out, err := negotiateOutput(r, ns, shapes{})
 	if err != nil {
 		out.info, _ = runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	}
+	// As kube, a status that tells the client when to retry (a too large
+	// resourceVersion, a busy server) says it in the header clients read.
+	if status.Details != nil && status.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(status.Details.RetryAfterSeconds)))
 	}
 	audit.LogResponseObject(r.Context(), status, schema.GroupVersion{Version: "v1"}, ns)
 	encodeTo(w, r, ns, int(status.Code), out.info, schema.GroupVersion{Version: "v1"}, status)

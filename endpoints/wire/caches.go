@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"io"
 	"log/slog"
 	"sync"
 )
@@ -28,20 +29,44 @@ func NewCachesWith(items *ItemEncodings, logger *slog.Logger) *Caches {
 	return &Caches{items: items, logger: logger}
 }
 
+// Identities give each item of a list what its remembered encodings are
+// kept by (storage.ListItems.Identity); nil when the items are not the
+// watch cache's, whose encodings are not remembered.
+type Identities func(i int) *byte
+
 // ProtoItems picks the source of a protobuf list's items: the messages
 // storage kept when stored is not nil, the remembered encodings of the
-// watch cache's objects (kept) for a list small enough, or else the
-// objects marshaled as they are written. c may be nil: nothing is
-// remembered then.
-func (c *Caches) ProtoItems(items Items, kept bool, stored func(i int) ([]byte, error)) ProtoItems {
+// watch cache's objects for a list small enough, or else the objects
+// marshaled as they are written. c may be nil: nothing is remembered then.
+func (c *Caches) ProtoItems(items Items, ids Identities, stored func(i int) ([]byte, error)) ProtoItems {
 	n := items.Len()
 	switch {
 	case stored != nil:
 		return StoredMessages{N: n, Message: stored}
-	case c != nil && kept && n <= c.items.maxListItems:
-		return &CachedObjects{items: items, cache: c.items, encoded: make([][]byte, n)}
+	case c.remembers(n, ids):
+		return &CachedObjects{items: items, ids: ids, cache: c.items, encoded: make([][]byte, n)}
 	}
 	return NewObjects(items)
+}
+
+// WriteJSONList writes a JSON list (see writeJSONList), with the
+// remembered encodings of the watch cache's objects for a list small
+// enough. typed says the items are of built-in kinds. c may be nil.
+func (c *Caches) WriteJSONList(w io.Writer, head []byte, items Items, typed bool, ids Identities) error {
+	if !c.remembers(items.Len(), ids) {
+		ids = nil
+	}
+	var remembered *ItemEncodings
+	if c != nil {
+		remembered = c.items
+	}
+	return writeJSONList(w, head, items, typed, remembered, ids)
+}
+
+// remembers reports whether the encodings of a list of n items with ids
+// are remembered.
+func (c *Caches) remembers(n int, ids Identities) bool {
+	return c != nil && ids != nil && n <= c.items.maxListItems
 }
 
 // Fallback reports, once per reason and kind, that a response is written

@@ -2,9 +2,12 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -17,6 +20,10 @@ type objects []runtime.Object
 
 func (o objects) Len() int                         { return len(o) }
 func (o objects) At(i int) (runtime.Object, error) { return o[i], nil }
+
+// ids are the objects' own addresses, as a cache that keeps them decoded
+// gives.
+func (o objects) ids(i int) *byte { return (*byte)(reflect.ValueOf(o[i]).UnsafePointer()) }
 
 func configMaps(n int) objects {
 	out := make(objects, n)
@@ -36,7 +43,7 @@ func TestProtoItemsSource(t *testing.T) {
 		name   string
 		c      *Caches
 		items  objects
-		kept   bool
+		ids    bool
 		stored func(int) ([]byte, error)
 		want   string
 	}{
@@ -46,7 +53,11 @@ func TestProtoItemsSource(t *testing.T) {
 		{"not the cache's", c, configMaps(1), false, nil, "*wire.Objects"},
 		{"no caches", nil, configMaps(1), true, nil, "*wire.Objects"},
 	} {
-		if got := fmt.Sprintf("%T", tc.c.ProtoItems(tc.items, tc.kept, tc.stored)); got != tc.want {
+		var ids Identities
+		if tc.ids {
+			ids = tc.items.ids
+		}
+		if got := fmt.Sprintf("%T", tc.c.ProtoItems(tc.items, ids, tc.stored)); got != tc.want {
 			t.Errorf("%s: source %s, want %s", tc.name, got, tc.want)
 		}
 	}
@@ -65,9 +76,9 @@ func TestProtoItemsWriteTheSameList(t *testing.T) {
 	}
 	c := NewCaches(slog.Default())
 	sources := map[string]ProtoItems{
-		"stored":  c.ProtoItems(items, true, func(i int) ([]byte, error) { return messages[i], nil }),
-		"cached":  c.ProtoItems(items, true, nil),
-		"objects": c.ProtoItems(items, false, nil),
+		"stored":  c.ProtoItems(items, items.ids, func(i int) ([]byte, error) { return messages[i], nil }),
+		"cached":  c.ProtoItems(items, items.ids, nil),
+		"objects": c.ProtoItems(items, nil, nil),
 	}
 	var want []byte
 	for _, name := range []string{"objects", "stored", "cached"} {
@@ -98,4 +109,47 @@ func TestFallbackReportedOnce(t *testing.T) {
 	}
 	var none *Caches
 	none.Fallback("no caches", "*v1.Foo", nil) // must not panic
+}
+
+// TestJSONListRemembered: a JSON list of the cache's objects writes what
+// encoding/json writes for each, without the kind and apiVersion the
+// cache's built-in objects carry (kube's items have none), the first time
+// and from the remembered encodings the next; items with no identities are
+// not remembered.
+func TestJSONListRemembered(t *testing.T) {
+	items := configMaps(3)
+	head := []byte(`{"kind":"ConfigMapList",` + string(JSONListEnd))
+	var want bytes.Buffer
+	want.WriteString(`{"kind":"ConfigMapList","items":[`)
+	for i, item := range items {
+		data, _ := json.Marshal(item)
+		item.(*corev1.ConfigMap).TypeMeta = metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"}
+		if i > 0 {
+			want.WriteByte(',')
+		}
+		want.Write(data)
+	}
+	want.WriteString("]}\n")
+	c := NewCaches(slog.Default())
+	for round := range 2 {
+		var buf bytes.Buffer
+		if err := c.WriteJSONList(&buf, head, items, true, items.ids); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != want.String() {
+			t.Errorf("list %d:\n%s\nwant\n%s", round, buf.String(), want.String())
+		}
+	}
+	for i := range items {
+		if c.items.Lookup(items.ids(i), JSON) == nil {
+			t.Errorf("item %d: its JSON was not remembered", i)
+		}
+	}
+	other := configMaps(1)
+	if err := c.WriteJSONList(io.Discard, head, other, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	if c.items.Lookup(other.ids(0), JSON) != nil {
+		t.Error("an item with no identity was remembered")
+	}
 }

@@ -1,24 +1,21 @@
 package wire
 
 import (
-	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"weak"
-
-	kruntime "k8s.io/apimachinery/pkg/runtime"
 )
 
-// ItemEncodings maps objects, weakly, to their protobuf encodings: the
-// watch cache's objects that lists hand over, so that a namespace listed
-// again and again is encoded once per object version rather than once per
-// list. Those objects never change (a change is a new object), so an
-// encoding stays right for as long as its object lives, and goes when the
-// object is collected.
+// ItemEncodings maps objects, weakly, to their protobuf and JSON encodings
+// as list items: the watch cache's objects that lists hand over, so that a
+// namespace listed again and again is encoded once per object version and
+// form rather than once per list. Those objects never change (a change is
+// a new object), so an encoding stays right for as long as its object
+// lives, and goes when the object is collected.
 type ItemEncodings struct {
-	mu      sync.RWMutex                  // guards entries
-	entries map[weak.Pointer[byte]][]byte // an object's encoding, by its address
+	mu      sync.RWMutex       // guards entries
+	entries map[itemKey][]byte // an object's encoding, by its address and form
 	bytes   atomic.Int64
 	// limit bounds the bytes remembered; past it, objects are encoded
 	// each time, as without the cache.
@@ -32,27 +29,43 @@ type ItemEncodings struct {
 // NewItemEncodings remembers at most limit bytes of encodings, taken from
 // lists of at most maxListItems items.
 func NewItemEncodings(limit int64, maxListItems int) *ItemEncodings {
-	return &ItemEncodings{entries: map[weak.Pointer[byte]][]byte{}, limit: limit, maxListItems: maxListItems}
+	return &ItemEncodings{entries: map[itemKey][]byte{}, limit: limit, maxListItems: maxListItems}
+}
+
+// Form is a wire form an item is remembered in.
+type Form uint8
+
+const (
+	Protobuf Form = iota
+	JSON          // as encoding/json writes it inside a list: no newline
+)
+
+type itemKey struct {
+	obj  weak.Pointer[byte]
+	form Form
 }
 
 // forgotten is what a collected object's cleanup removes.
 type forgotten struct {
-	key  weak.Pointer[byte]
+	key  itemKey
 	size int64
 }
 
-// Lookup returns the remembered encoding of obj (a pointer, the cache's
-// own), or nil.
-func (c *ItemEncodings) Lookup(obj kruntime.Object) []byte {
-	key := weak.Make(objectStart(obj))
+// Lookup returns the remembered encoding in form of the item whose
+// identity is id (see Identities), or nil. c and id may be nil.
+func (c *ItemEncodings) Lookup(id *byte, form Form) []byte {
+	if c == nil || id == nil {
+		return nil
+	}
+	key := itemKey{weak.Make(id), form}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.entries[key]
 }
 
-// encode marshals m, which is obj, and remembers the encoding if the limit
-// allows.
-func (c *ItemEncodings) encode(obj kruntime.Object, m ProtoMarshaler) ([]byte, error) {
+// encode marshals m, the item whose identity is id, and remembers the
+// encoding if the limit allows.
+func (c *ItemEncodings) encode(id *byte, m ProtoMarshaler) ([]byte, error) {
 	data := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(data)
 	if err != nil {
@@ -61,13 +74,19 @@ func (c *ItemEncodings) encode(obj kruntime.Object, m ProtoMarshaler) ([]byte, e
 	if n != len(data) {
 		return nil, errSizeChanged
 	}
+	c.remember(id, Protobuf, data)
+	return data, nil
+}
+
+// remember keeps data as the encoding in form of the item whose identity
+// is id, if the limit allows; data must not change afterwards.
+func (c *ItemEncodings) remember(id *byte, form Form, data []byte) {
 	size := int64(len(data))
 	if c.bytes.Add(size) > c.limit {
 		c.bytes.Add(-size)
-		return data, nil
+		return
 	}
-	start := objectStart(obj)
-	key := weak.Make(start)
+	key := itemKey{weak.Make(id), form}
 	c.mu.Lock()
 	_, loaded := c.entries[key]
 	if !loaded {
@@ -76,10 +95,9 @@ func (c *ItemEncodings) encode(obj kruntime.Object, m ProtoMarshaler) ([]byte, e
 	c.mu.Unlock()
 	if loaded {
 		c.bytes.Add(-size)
-		return data, nil
+		return
 	}
-	runtime.AddCleanup(start, c.forget, forgotten{key: key, size: size})
-	return data, nil
+	runtime.AddCleanup(id, c.forget, forgotten{key: key, size: size})
 }
 
 func (c *ItemEncodings) forget(f forgotten) {
@@ -87,9 +105,4 @@ func (c *ItemEncodings) forget(f forgotten) {
 	delete(c.entries, f.key)
 	c.mu.Unlock()
 	c.bytes.Add(-f.size)
-}
-
-// objectStart is the address of the object obj points to.
-func objectStart(obj kruntime.Object) *byte {
-	return (*byte)(reflect.ValueOf(obj).UnsafePointer())
 }

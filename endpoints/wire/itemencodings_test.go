@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,7 +20,7 @@ func TestItemEncodingsBounded(t *testing.T) {
 	small := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "small"}}
 	large := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "large"}, Data: map[string]string{"k": strings.Repeat("x", 2000)}}
 	for _, cm := range []*corev1.ConfigMap{small, large} {
-		data, err := c.encode(cm, cm)
+		data, err := c.encode(idOf(cm), cm)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,10 +28,10 @@ func TestItemEncodingsBounded(t *testing.T) {
 			t.Errorf("%s encoded as %q, want %q", cm.Name, data, want)
 		}
 	}
-	if c.Lookup(small) == nil {
+	if c.Lookup(idOf(small), Protobuf) == nil {
 		t.Error("the small object's encoding was not remembered")
 	}
-	if c.Lookup(large) != nil {
+	if c.Lookup(idOf(large), Protobuf) != nil {
 		t.Error("an encoding past the limit was remembered")
 	}
 	if got, want := c.bytes.Load(), int64(small.Size()); got != want {
@@ -47,3 +48,5 @@ func TestItemEncodingsBounded(t *testing.T) {
 	}
 	t.Errorf("%d bytes still remembered after the object was collected", c.bytes.Load())
 }
+
+func idOf(cm *corev1.ConfigMap) *byte { return (*byte)(unsafe.Pointer(cm)) }

@@ -19,33 +19,55 @@ type Items interface {
 // it: a head WriteJSONList can put items in.
 var JSONListEnd = []byte(`"items":[]}` + "\n")
 
-// WriteJSONList writes head, the JSON of the list without items (ending
+// writeJSONList writes head, the JSON of the list without items (ending
 // in JSONListEnd), with the items in it. Each is encoded as encoding/json
 // encodes it inside the list, as apimachinery's streaming encoder writes
-// them.
-func WriteJSONList(w io.Writer, head []byte, items Items) error {
+// them; with ids, the items are the watch cache's, whose encodings are
+// looked up in remembered, or kept there, by their identities. With
+// typed, the items are of built-in kinds and lose their kind and
+// apiVersion, as kube writes them (see withoutTypeMeta); the remembered
+// encodings are kept without them.
+func writeJSONList(w io.Writer, head []byte, items Items, typed bool, remembered *ItemEncodings, ids Identities) error {
 	if _, err := w.Write(head[:len(head)-len("]}\n")]); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	for i := range items.Len() {
-		item, err := items.At(i)
-		if err != nil {
-			return err
-		}
-		buf.Reset()
 		if i > 0 {
-			buf.WriteByte(',')
+			if _, err := w.Write(comma); err != nil {
+				return err
+			}
 		}
-		if err := enc.Encode(item); err != nil {
-			return err
+		var id *byte
+		if ids != nil {
+			id = ids(i)
 		}
-		buf.Truncate(buf.Len() - 1) // Encode's newline
-		if _, err := w.Write(buf.Bytes()); err != nil {
+		data := remembered.Lookup(id, JSON)
+		if data == nil {
+			item, err := items.At(i)
+			if err != nil {
+				return err
+			}
+			buf.Reset()
+			if err := enc.Encode(item); err != nil {
+				return err
+			}
+			data = buf.Bytes()[:buf.Len()-1] // Encode's newline
+			if typed {
+				data = withoutTypeMeta(data)
+			}
+			if id != nil {
+				data = bytes.Clone(data)
+				remembered.remember(id, JSON, data)
+			}
+		}
+		if _, err := w.Write(data); err != nil {
 			return err
 		}
 	}
 	_, err := w.Write([]byte("]}\n"))
 	return err
 }
+
+var comma = []byte{','}

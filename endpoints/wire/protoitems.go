@@ -84,11 +84,13 @@ func (o *Objects) Write(w io.Writer, _ []byte, i int) (int, error) {
 	return w.Write(buf)
 }
 
-// CachedObjects are the watch cache's own objects, which never change:
+// CachedObjects are the watch cache's objects, which never change:
 // their encodings are looked up in, or added to, the server's
-// ItemEncodings while the list is sized, and written from there.
+// ItemEncodings by their identities while the list is sized, and written
+// from there.
 type CachedObjects struct {
 	items   Items
+	ids     Identities
 	cache   *ItemEncodings
 	encoded [][]byte
 }
@@ -96,16 +98,13 @@ type CachedObjects struct {
 func (c *CachedObjects) Len() int { return len(c.encoded) }
 
 func (c *CachedObjects) Size(i int) (int, error) {
-	item, err := c.items.At(i)
-	if err != nil {
-		return 0, err
-	}
-	m, ok := item.(ProtoMarshaler)
-	if !ok {
-		return 0, errNotProtobuf
-	}
-	if c.encoded[i] = c.cache.Lookup(item); c.encoded[i] == nil {
-		if c.encoded[i], err = c.cache.encode(item, m); err != nil {
+	id := c.ids(i)
+	if c.encoded[i] = c.cache.Lookup(id, Protobuf); c.encoded[i] == nil {
+		m, err := protoItem(c.items, i)
+		if err != nil {
+			return 0, err
+		}
+		if c.encoded[i], err = c.cache.encode(id, m); err != nil {
 			return 0, err
 		}
 	}

@@ -40,7 +40,7 @@ func newCerts(dir string) (*certs, error) {
 		clientCert: filepath.Join(dir, "apiserver-kubelet-client.crt"), clientKey: filepath.Join(dir, "apiserver-kubelet-client.key")}
 	c.pool.AddCert(ca)
 	serving := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "test-kubelet"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.ParseIP(NodeIP)}, DNSNames: []string{"localhost"},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
 	certPEM, keyPEM, err := issue(serving, ca, caKey)
 	if err != nil {

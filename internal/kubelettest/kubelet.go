@@ -62,6 +62,8 @@ func Start(t testing.TB) *Kubelet {
 	mux.HandleFunc("/exec/{ns}/{pod}/{container}", k.serveExec)
 	mux.HandleFunc("/attach/{ns}/{pod}/{container}", k.serveAttach)
 	mux.HandleFunc("/portForward/{ns}/{pod}", k.servePortForward)
+	mux.HandleFunc("GET /logs/{$}", serveLogsIndex)
+	mux.HandleFunc("/echo/", serveEcho)
 	k.srv = httptest.NewUnstartedServer(k.record(mux))
 	k.srv.TLS = &tls.Config{Certificates: []tls.Certificate{c.serving}, ClientCAs: c.pool, ClientAuth: tls.RequireAndVerifyClientCert}
 	k.srv.StartTLS()
@@ -101,6 +103,14 @@ func (k *Kubelet) Node(name string) *corev1.Node {
 		Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}, {Type: corev1.NodeHostName, Address: "localhost"}},
 		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(k.Port)}},
 	}}
+}
+
+// RoutedNode is a Node whose kubelet this is at NodeIP, an address
+// ClusterDial routes here, which the proxy subresources may reach.
+func (k *Kubelet) RoutedNode(name string) *corev1.Node {
+	n := k.Node(name)
+	n.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: NodeIP}}
+	return n
 }
 
 // PodDir is the directory of a pod's containers, made on first use.

@@ -30,7 +30,7 @@ type layer struct {
 // nothing imports cmd/. ARCHITECTURE.md shows this table
 // (TestArchitectureShowsLayers).
 var layers = []layer{
-	{name: "base", packages: []string{"request", "warning", "metrics", "pki", "proxy/...", "kubeletclient", "flowcontrol/fairqueuing",
+	{name: "base", packages: []string{"request", "warning", "metrics", "tracing", "pki", "proxy/...", "kubeletclient", "flowcontrol/fairqueuing",
 		"internal/parallel", "internal/workloop", "internal/startgc/...", "internal/fieldtest", "internal/kmstest", "internal/oidctest",
 		"internal/kubelettest"}},
 	{name: "storage", packages: []string{"storage/..."}, mayImport: []string{"base"}},
@@ -55,7 +55,7 @@ var layers = []layer{
 	{name: "app", packages: []string{"app/..."},
 		mayImport: []string{"base", "storage", "registry", "access", "apis", "endpoints", "server", "controllers",
 			"crd-server", "kube-server", "aggregator"}},
-	{name: "tools", packages: []string{"testserver", "internal/testkit", "internal/structure", "loadtest/...", "test/...", "hack/..."},
+	{name: "tools", packages: []string{"testserver", "internal/testkit", "internal/testpki", "internal/structure", "loadtest/...", "test/...", "hack/..."},
 		mayImport: []string{"base", "storage", "registry", "access", "apis", "endpoints", "server", "controllers",
 			"crd-server", "kube-server", "aggregator", "app"}},
 	{name: "cmd", packages: []string{"cmd/..."},

@@ -27,6 +27,7 @@ type Server struct {
 	Config *rest.Config
 
 	flags []string
+	opts  []testserver.Option
 	ts    *testserver.Server
 }
 
@@ -40,9 +41,18 @@ func StartServer(t testing.TB, flags ...string) *Server {
 	return s
 }
 
+// StartServerWith starts capstan as StartServer does, configured by opts.
+func StartServerWith(t testing.TB, opts ...testserver.Option) *Server {
+	t.Helper()
+	s := &Server{DataDir: t.TempDir(), opts: opts}
+	s.start(t)
+	t.Cleanup(func() { s.Stop(t) })
+	return s
+}
+
 func (s *Server) start(t testing.TB) {
 	t.Helper()
-	ts, err := testserver.StartInDir(s.DataDir, false, s.flags...)
+	ts, err := testserver.StartInDirWith(s.DataDir, append([]testserver.Option{testserver.WithFlags(s.flags...)}, s.opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,6 +161,9 @@ func StartError(t testing.TB, flags ...string) error {
 	t.Helper()
 	o := app.NewOptions()
 	fs := pflag.NewFlagSet("capstan", pflag.ContinueOnError)
+	// Deprecation notices (--admission-control) are for a user at a
+	// terminal; a test that passes prints nothing.
+	fs.SetOutput(io.Discard)
 	o.AddFlags(fs)
 	args := append([]string{"--data-dir", t.TempDir(), "--secure-port", "0", "--bind-address", "127.0.0.1", "--unsafe-no-fsync"}, flags...)
 	if err := fs.Parse(args); err != nil {

@@ -99,28 +99,48 @@ func (r Resolver) endpoint(ctx context.Context, svc *corev1.Service, port int32)
 	if err != nil {
 		return nil, err
 	}
-	none := apierrors.NewServiceUnavailable(fmt.Sprintf("no endpoints available for service %q", svc.Name))
 	if r.Slices == nil {
-		return nil, none
+		return nil, noEndpoints(svc.Name)
 	}
 	all, err := r.Slices(ctx, svc.Namespace, svc.Name)
 	if err != nil {
 		return nil, err
 	}
+	var preferred discoveryv1.AddressType
+	if len(svc.Spec.IPFamilies) > 0 {
+		preferred = discoveryv1.AddressType(svc.Spec.IPFamilies[0])
+	}
+	hostPort, err := RandomEndpoint(svc.Name, all, p.Name, preferred, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &url.URL{Scheme: "https", Host: hostPort}, nil
+}
+
+func noEndpoints(service string) error {
+	return apierrors.NewServiceUnavailable(fmt.Sprintf("no endpoints available for service %q", service))
+}
+
+// RandomEndpoint is the host:port of a ready endpoint, from a random
+// start, of a slice that serves the port named portName, as kube picks
+// one: the slices of the preferred address type first, each group in
+// random order. valid, when set, skips the endpoints it refuses. None is
+// kube's 503.
+func RandomEndpoint(service string, all []*discoveryv1.EndpointSlice, portName string, preferred discoveryv1.AddressType,
+	valid func(*discoveryv1.Endpoint) bool) (string, error) {
 	all = slices.Clone(all)
 	rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-	if len(svc.Spec.IPFamilies) > 0 {
-		preferred := discoveryv1.AddressType(svc.Spec.IPFamilies[0])
+	if preferred != "" {
 		slices.SortStableFunc(all, func(a, b *discoveryv1.EndpointSlice) int {
 			return boolRank(a.AddressType != preferred) - boolRank(b.AddressType != preferred)
 		})
 	}
 	for _, s := range all {
-		if host, port, ok := readyEndpoint(s, p.Name); ok {
-			return httpsTo(host, port), nil
+		if host, port, ok := readyEndpoint(s, portName, valid); ok {
+			return net.JoinHostPort(host, strconv.Itoa(int(port))), nil
 		}
 	}
-	return nil, none
+	return "", noEndpoints(service)
 }
 
 func boolRank(b bool) int {
@@ -130,9 +150,9 @@ func boolRank(b bool) int {
 	return 0
 }
 
-// readyEndpoint is a ready endpoint of s, from a random start, and the
-// slice's port named portName.
-func readyEndpoint(s *discoveryv1.EndpointSlice, portName string) (string, int32, bool) {
+// readyEndpoint is a ready, valid endpoint of s, from a random start, and
+// the slice's port named portName.
+func readyEndpoint(s *discoveryv1.EndpointSlice, portName string, valid func(*discoveryv1.Endpoint) bool) (string, int32, bool) {
 	for _, p := range s.Ports {
 		if p.Name == nil || *p.Name != portName || p.Port == nil || len(s.Endpoints) == 0 {
 			continue
@@ -141,6 +161,9 @@ func readyEndpoint(s *discoveryv1.EndpointSlice, portName string) (string, int32
 		for i := range s.Endpoints {
 			ep := &s.Endpoints[(start+i)%len(s.Endpoints)]
 			if (ep.Conditions.Ready != nil && !*ep.Conditions.Ready) || len(ep.Addresses) == 0 {
+				continue
+			}
+			if valid != nil && !valid(ep) {
 				continue
 			}
 			return ep.Addresses[0], *p.Port, true

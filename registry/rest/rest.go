@@ -110,6 +110,36 @@ type UpdatedObjectInfo interface {
 	UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error)
 }
 
+// Preconditioner is an UpdatedObjectInfo whose update holds only if the
+// stored object meets its preconditions: kube's PUT whose body carries a
+// uid updates only the object of that uid.
+type Preconditioner interface {
+	Preconditions() *metav1.Preconditions
+}
+
+// KeepPreconditions is f, an update that wraps objInfo's, with objInfo's
+// preconditions (if it has any): a storage that checks the new object on
+// its way keeps the PUT's uid precondition.
+func KeepPreconditions(objInfo UpdatedObjectInfo, f UpdatedObjectFunc) UpdatedObjectInfo {
+	return wrappedInfo{inner: objInfo, f: f}
+}
+
+type wrappedInfo struct {
+	inner UpdatedObjectInfo
+	f     UpdatedObjectFunc
+}
+
+func (w wrappedInfo) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
+	return w.f(ctx, old)
+}
+
+func (w wrappedInfo) Preconditions() *metav1.Preconditions {
+	if p, ok := w.inner.(Preconditioner); ok {
+		return p.Preconditions()
+	}
+	return nil
+}
+
 // UpdatedObjectFunc adapts a function to UpdatedObjectInfo.
 type UpdatedObjectFunc func(ctx context.Context, old runtime.Object) (runtime.Object, error)
 
@@ -171,4 +201,12 @@ type Connecter interface {
 	ConnectMethods() []string
 	// Connect returns the handler of the request for the object name.
 	Connect(ctx context.Context, name string, opts runtime.Object) (http.Handler, error)
+}
+
+// ReadingConnecter is a Connecter whose requests are reads that kube
+// serves as gets (pods/log), which admission does not see; those of
+// other Connecters are admitted as CONNECT.
+type ReadingConnecter interface {
+	Connecter
+	ConnectReads()
 }

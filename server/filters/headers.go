@@ -80,3 +80,17 @@ func WithProbabilisticGoaway(chance float64) Filter {
 		})
 	}
 }
+
+// WithCacheControl marks every answer that does not say otherwise as not
+// to be cached by shared caches ("no-cache, private"), as kube does: API
+// answers carry credentials-dependent data.
+func WithCacheControl() Filter {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, ok := w.Header()["Cache-Control"]; !ok {
+				w.Header().Set("Cache-Control", "no-cache, private")
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}

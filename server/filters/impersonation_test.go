@@ -24,7 +24,7 @@ func TestImpersonationRequested(t *testing.T) {
 		}, want: &impersonation{name: "jane", uid: "u-1", groups: []string{"a", "b"},
 			extra: map[string][]string{"scopes": {"x"}, "example.com/team": {"y"}}}},
 		{name: "groups without a user", headers: map[string][]string{"Impersonate-Group": {"a"}},
-			wantErr: "requested [group a] without impersonating a user"},
+			wantErr: `requested &user.DefaultInfo{Name:"", UID:"", Groups:[]string{"a"}, Extra:map[string][]string(nil)} without impersonating a user name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -166,6 +166,8 @@ type backend struct {
 	revisions   *revisionBatcher
 	// metrics records what the cache reads and serves.
 	metrics *metrics.WatchCache
+	// groupResource names the resource in spans.
+	groupResource schema.GroupResource
 }
 
 // runScratch is what Run's goroutine reuses from event to event.
@@ -207,7 +209,8 @@ func New(cfg Config) (*Cacher, error) {
 	cfg = withDefaults(cfg)
 	c := &Cacher{
 		backend: backend{storage: cfg.Storage, compactions: cfg.Compactions,
-			metrics: metrics.NewWatchCache(cfg.GroupResource.Group, cfg.GroupResource.Resource, cfg.History.MaxEvents)},
+			metrics:       metrics.NewWatchCache(cfg.GroupResource.Group, cfg.GroupResource.Resource, cfg.History.MaxEvents),
+			groupResource: cfg.GroupResource},
 		newFunc: cfg.NewFunc, newListFunc: cfg.NewListFunc,
 		resourcePrefix: cfg.ResourcePrefix, keyFunc: cfg.KeyFunc, codec: cfg.Codec,
 		attrs: cfg.Attrs, fieldNames: fieldNamesOf(cfg.Attrs, cfg.NewFunc),

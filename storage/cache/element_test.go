@@ -134,8 +134,16 @@ func TestEncodedListItems(t *testing.T) {
 	if err := c.GetList(context.Background(), "/configmaps/items", opts, &corev1.ConfigMapList{}); err != nil {
 		t.Fatal(err)
 	}
-	if items == nil || items.Len() != 1 || items.Kept() {
+	if items == nil || items.Len() != 1 || items.Identity(0) == nil {
 		t.Fatalf("items %v", items)
+	}
+	var again storage.ListItems
+	opts.SharedItems = &again
+	if err := c.GetList(context.Background(), "/configmaps/items", opts, &corev1.ConfigMapList{}); err != nil {
+		t.Fatal(err)
+	}
+	if again.Identity(0) != items.Identity(0) {
+		t.Error("two lists of the same object version give it different identities")
 	}
 	first, err := items.At(0)
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 // other is a lower bound the cache satisfies if it has reached it. What
 // the cache cannot serve (not ready, behind) the backend does.
 func (c *Cacher) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
+	ctx, span := startGetSpan(ctx, key, opts)
+	defer span.End()
 	e, ok, err := c.getElement(ctx, key, opts)
 	switch {
 	case err != nil:

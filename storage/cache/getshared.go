@@ -21,6 +21,8 @@ import (
 // (the registry's defaulting on read; nil: nothing); prepareID identifies
 // it: readers of a resource passing the same ID pass the same function.
 func (c *Cacher) GetShared(ctx context.Context, key string, opts storage.GetOptions, prepareID reflect.Type, prepare func(runtime.Object)) (runtime.Object, error) {
+	ctx, span := startGetSpan(ctx, key, opts)
+	defer span.End()
 	e, ok, err := c.getElement(ctx, key, opts)
 	if err != nil {
 		return nil, err

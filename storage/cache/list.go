@@ -32,6 +32,8 @@ func (c *Cacher) GetList(ctx context.Context, key string, opts storage.ListOptio
 	if err != nil {
 		return err
 	}
+	ctx, span := c.startSpan(ctx, "cacher.GetList")
+	defer span.End()
 	plan, ok, err := c.planList(ctx, key, prepared, opts)
 	if err != nil {
 		return err

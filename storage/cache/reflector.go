@@ -218,6 +218,10 @@ func (c *Cacher) apply(e watch.Event) error {
 	c.mu.Unlock()
 	c.backend.metrics.Received()
 	c.dispatch(ev, c.run.targets)
+	// The slots would keep the watchers alive after their watches end
+	// (their channels, contexts and unread events) until an event with as
+	// many watchers reuses them.
+	clear(c.run.targets)
 	c.backend.metrics.Dispatched()
 	return nil
 }

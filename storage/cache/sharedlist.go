@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"reflect"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -29,7 +31,15 @@ func (l listItems) At(i int) (runtime.Object, error) { return l.c.object(l.elems
 
 func (l listItems) Key(i int) string { return l.elems[i].key }
 
-func (l listItems) Kept() bool { return l.c.codec == nil }
+// Identity is the element's encoding, or its object when the cache keeps
+// objects decoded: a change makes a new element with its own.
+func (l listItems) Identity(i int) *byte {
+	e := l.elems[i]
+	if e.data != nil {
+		return unsafe.SliceData(e.data)
+	}
+	return (*byte)(reflect.ValueOf(e.obj).UnsafePointer())
+}
 
 // Protobuf returns what reads each item's message out of its encoding,
 // when the cache keeps the items as kube's protobuf envelope at version

@@ -39,6 +39,8 @@ func (c *Cacher) Watch(ctx context.Context, key string, opts storage.ListOptions
 	if err != nil {
 		return nil, err
 	}
+	ctx, span := c.startSpan(ctx, "cacher.Watch")
+	defer span.End()
 	from, at, ok, err := c.planWatch(ctx, opts, rv)
 	if err != nil {
 		return nil, err

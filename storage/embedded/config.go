@@ -4,6 +4,8 @@
 package embedded
 
 import (
+	"google.golang.org/grpc"
+
 	"log/slog"
 	"time"
 )
@@ -38,4 +40,8 @@ type Config struct {
 	// StartTimeout bounds how long Start waits for the server to be ready.
 	// Zero means one minute.
 	StartTimeout time.Duration
+
+	// DialOptions are added to the client's gRPC options (tracing's
+	// client spans).
+	DialOptions []grpc.DialOption
 }

@@ -59,6 +59,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s.client, err = clientv3.New(clientv3.Config{
 		Endpoints:   s.endpoints,
 		DialTimeout: 10 * time.Second,
+		DialOptions: cfg.DialOptions,
 		Logger:      lg,
 		// ctx bounds the start only; the client lives until Close.
 		Context: context.WithoutCancel(ctx),

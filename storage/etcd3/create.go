@@ -24,6 +24,8 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object,
 	if err != nil {
 		return err
 	}
+	ctx, span := s.startSpan(ctx, "Create etcd3", key, obj)
+	defer span.End()
 	if rv, err := objectResourceVersion(obj); err != nil {
 		return err
 	} else if rv != 0 {
@@ -50,6 +52,7 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object,
 		Then(clientv3.OpPut(etcdKey, string(stored), opts...)).
 		Commit()
 	s.record("create", began, err)
+	callEvent(span, "Txn", err)
 	if err != nil {
 		return etcdError("create", key, err)
 	}

@@ -61,7 +61,7 @@ func (s *Store) Delete(ctx context.Context, key string, out runtime.Object, prec
 }
 
 func checkDeletion(ctx context.Context, key string, obj runtime.Object, p *storage.Preconditions, validate storage.ValidateObjectFunc) error {
-	if err := checkPreconditions(key, p, obj); err != nil {
+	if err := p.Check(key, obj); err != nil {
 		return err
 	}
 	if validate == nil {

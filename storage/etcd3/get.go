@@ -20,9 +20,12 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, ou
 	if err != nil {
 		return err
 	}
+	ctx, span := s.startSpan(ctx, "Get etcd3", key, nil)
+	defer span.End()
 	began := time.Now()
 	resp, err := s.client.Get(ctx, etcdKey)
 	s.record("get", began, err)
+	callEvent(span, "Get", err)
 	if err != nil {
 		return etcdError("get", key, err)
 	}

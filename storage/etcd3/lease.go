@@ -2,7 +2,6 @@ package etcd3
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -57,7 +56,7 @@ func (m *leaseManager) lease(ctx context.Context, ttl int64) (clientv3.LeaseID, 
 	grantTTL := ttl + int64(window/time.Second)
 	resp, err := m.client.Grant(ctx, grantTTL)
 	if err != nil {
-		return 0, fmt.Errorf("etcd lease grant: %w", err)
+		return 0, etcdError("lease grant", "", err)
 	}
 	m.id, m.expires, m.attached = resp.ID, now.Add(time.Duration(grantTTL)*time.Second), 1
 	return m.id, nil

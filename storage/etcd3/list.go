@@ -78,6 +78,8 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	if err != nil {
 		return err
 	}
+	ctx, span := startListSpan(ctx, key, opts)
+	defer span.End()
 	res, err := s.readList(ctx, key, keyPrefix, plan, opts, items)
 	if err != nil {
 		return err

@@ -7,12 +7,8 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/capstan-io/capstan/storage"
 )
 
 // objState is an object as read from etcd (or given by the caller as its
@@ -98,25 +94,4 @@ func (r *stateReader) fromObject(obj runtime.Object) (*objState, error) {
 		return nil, fmt.Errorf("encoding cached %q: %w", r.key, err)
 	}
 	return &objState{obj: obj, rev: rev, data: data}, nil
-}
-
-// checkPreconditions reports whether p holds for obj, with kube's messages.
-func checkPreconditions(key string, p *storage.Preconditions, obj runtime.Object) error {
-	if p == nil {
-		return nil
-	}
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return fmt.Errorf("checking preconditions of %q: %w", key, err)
-	}
-	if p.UID != nil && *p.UID != m.GetUID() {
-		return storage.NewError(storage.ErrPrecondition, key, 0, fmt.Sprintf(
-			"Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, types.UID(m.GetUID())))
-	}
-	if p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion() {
-		return storage.NewError(storage.ErrConflict, key, 0, fmt.Sprintf(
-			"Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
-			*p.ResourceVersion, m.GetResourceVersion()))
-	}
-	return nil
 }

@@ -28,6 +28,8 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, dest runtime.O
 	if err != nil {
 		return err
 	}
+	ctx, span := s.startSpan(ctx, "GuaranteedUpdate etcd3", key, dest)
+	defer span.End()
 	st, isCurrent, err := r.initial(ctx, cachedExisting)
 	if err != nil {
 		return err
@@ -47,6 +49,11 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, dest runtime.O
 		data, err := runtime.Encode(s.codec, ret)
 		if err != nil {
 			return fmt.Errorf("encoding %q: %w", key, err)
+		}
+		if c, ok := s.codec.(carrier); ok && st.data != nil {
+			if data, err = c.Carry(data, st.data); err != nil {
+				return fmt.Errorf("encoding %q: %w", key, err)
+			}
 		}
 		if !st.stale && st.data != nil && bytes.Equal(data, st.data) {
 			// Nothing changes: do not write (no new revision, no watch
@@ -71,6 +78,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, dest runtime.O
 			return err
 		}
 		resp, err := s.putIfUnchanged(ctx, key, etcdKey, stored, ttl, st.rev)
+		callEvent(span, "Txn", err)
 		if err != nil {
 			return err
 		}
@@ -85,10 +93,20 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, dest runtime.O
 	}
 }
 
+// carrier is a codec whose objects in memory are at a version lacking
+// fields of the stored one (storagecodec.NewConverting's): Carry puts the
+// fields of the stored bytes old that its objects cannot hold into data,
+// the encoding of an update.
+type carrier interface {
+	Carry(data, old []byte) ([]byte, error)
+}
+
 // initial returns the state to start from: the cached copy if there is
 // one, else etcd's. isCurrent tells which.
 func (r *stateReader) initial(ctx context.Context, cached runtime.Object) (st *objState, isCurrent bool, err error) {
-	if cached != nil {
+	// A carrying codec needs etcd's bytes: those of a cached copy hold no
+	// more than it.
+	if _, carries := r.s.codec.(carrier); cached != nil && !carries {
 		st, err = r.fromObject(cached)
 		return st, false, err
 	}
@@ -111,7 +129,7 @@ func (r *stateReader) refresh(ctx context.Context, st *objState, cause error) (*
 
 // applyUpdate checks the preconditions against st and calls tryUpdate.
 func applyUpdate(key string, st *objState, p *storage.Preconditions, tryUpdate storage.UpdateFunc) (runtime.Object, uint64, error) {
-	if err := checkPreconditions(key, p, st.obj); err != nil {
+	if err := p.Check(key, st.obj); err != nil {
 		return nil, 0, err
 	}
 	ret, ttl, err := tryUpdate(st.obj, storage.ResponseMeta{ResourceVersion: uint64(st.rev)})

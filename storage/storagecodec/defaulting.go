@@ -15,7 +15,23 @@ func WithDefaults(codec runtime.Codec, defaults func(runtime.Object)) runtime.Co
 	if defaults == nil {
 		return codec
 	}
-	return defaultingCodec{Codec: codec, defaults: defaults}
+	d := defaultingCodec{Codec: codec, defaults: defaults}
+	if c, ok := codec.(carrier); ok {
+		return carryingDefaults{defaultingCodec: d, carrier: c}
+	}
+	return d
+}
+
+// carrier is a codec that keeps, through an update, the stored fields its
+// objects cannot hold (NewConverting's).
+type carrier interface {
+	Carry(data, old []byte) ([]byte, error)
+}
+
+// carryingDefaults is a defaulting codec over a carrier, which it stays.
+type carryingDefaults struct {
+	defaultingCodec
+	carrier
 }
 
 type defaultingCodec struct {

@@ -31,6 +31,47 @@ func TestCertificateSigningRequestAdmission(t *testing.T) {
 	t.Run("approval needs approve on the signer", func(t *testing.T) { testCSRApproval(t, s, admin) })
 	t.Run("signing needs sign on the signer", func(t *testing.T) { testCSRSigning(t, s, admin) })
 	t.Run("no system:masters from the apiserver client signer", func(t *testing.T) { testCSRSubjectRestriction(t, admin) })
+	t.Run("a signer's trust bundle needs attest on the signer", func(t *testing.T) { testTrustBundleAttest(t, s, admin) })
+}
+
+// testTrustBundleAttest: kube's ClusterTrustBundleAttest plugin: a user
+// whom RBAC lets create bundles may create one naming a signer only with
+// the attest verb on it; a bundle without a signer needs nothing more.
+func testTrustBundleAttest(t *testing.T, s *testkit.Server, admin kubernetes.Interface) {
+	ida := newUser(t, s, "ida")
+	bindCluster(t, admin, "ida-bundles", "ida", rbacv1.PolicyRule{Verbs: []string{"create"},
+		APIGroups: []string{certificatesv1.GroupName}, Resources: []string{"clustertrustbundles"}})
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "bundle-ca"}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := func(name, signer string) *certificatesv1.ClusterTrustBundle {
+		return &certificatesv1.ClusterTrustBundle{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: certificatesv1.ClusterTrustBundleSpec{SignerName: signer, TrustBundle: string(pemCert(der))}}
+	}
+	create := func(ctx context.Context) error {
+		_, err := ida.client.CertificatesV1().ClusterTrustBundles().Create(ctx, bundle("example.com:attested:one", "example.com/attested"), metav1.CreateOptions{})
+		return err
+	}
+	want := `clustertrustbundles.certificates.k8s.io "example.com:attested:one" is forbidden: user not permitted to attest for signerName "example.com/attested"`
+	eventually(t, "RBAC lets ida reach admission", func(ctx context.Context) error {
+		if err := create(ctx); !apierrors.IsForbidden(err) || err.Error() != want {
+			return fmt.Errorf("got %v, want 403 %s", err, want)
+		}
+		return nil
+	})
+	if _, err := ida.client.CertificatesV1().ClusterTrustBundles().Create(ctx(t), bundle("no-signer", ""), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("a bundle without a signer: %v", err)
+	}
+	bindCluster(t, admin, "ida-attests", "ida", rbacv1.PolicyRule{Verbs: []string{"attest"},
+		APIGroups: []string{certificatesv1.GroupName}, Resources: []string{"signers"}, ResourceNames: []string{"example.com/attested"}})
+	eventually(t, "ida attests", create)
 }
 
 func testCSRApproval(t *testing.T, s *testkit.Server, admin kubernetes.Interface) {

@@ -38,6 +38,41 @@ func TestAuthorization(t *testing.T) {
 	t.Run("kubectl auth can-i", func(t *testing.T) { testCanI(t, s, admin) })
 	t.Run("bootstrap policy", func(t *testing.T) { testBootstrapPolicy(t, s, admin) })
 	t.Run("anonymous", func(t *testing.T) { testAnonymous(t, s) })
+	t.Run("resourceNames on lists", func(t *testing.T) { testResourceNamesOnLists(t, s, admin) })
+}
+
+// testResourceNamesOnLists: a rule with resourceNames allows a list or
+// watch narrowed to one of its names by a metadata.name field selector
+// (how client-go's informers of one object ask), as kube's request info
+// names such requests; any other list stays forbidden.
+func testResourceNamesOnLists(t *testing.T, s *testkit.Server, admin kubernetes.Interface) {
+	carol := newUser(t, s, "carol")
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "cm1-reader"}, Rules: []rbacv1.PolicyRule{{
+		Verbs: []string{"list", "watch"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"cm1"}}}}
+	if _, err := admin.RbacV1().Roles("default").Create(ctx(t), role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "carol-reads-cm1"},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "cm1-reader"}, Subjects: userSubject("carol")}
+	if _, err := admin.RbacV1().RoleBindings("default").Create(ctx(t), rb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cms := carol.client.CoreV1().ConfigMaps("default")
+	eventually(t, "carol lists cm1", func(ctx context.Context) error {
+		_, err := cms.List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=cm1"})
+		return err
+	})
+	w, err := cms.Watch(ctx(t), metav1.ListOptions{FieldSelector: "metadata.name=cm1"})
+	if err != nil {
+		t.Fatalf("watch of cm1: %v", err)
+	}
+	w.Stop()
+	for _, sel := range []string{"", "metadata.name=cm2", "metadata.name!=cm1", "metadata.name=cm1,metadata.name"} {
+		_, err := cms.List(ctx(t), metav1.ListOptions{FieldSelector: sel})
+		if !apierrors.IsForbidden(err) {
+			t.Errorf("list with field selector %q: %v, want 403", sel, err)
+		}
+	}
 }
 
 func testForbiddenUntilBound(t *testing.T, s *testkit.Server, admin kubernetes.Interface) {

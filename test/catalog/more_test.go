@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/capstan-io/capstan/internal/testkit"
@@ -130,12 +131,27 @@ func testClaims(t *testing.T, c kubernetes.Interface) {
 	if got, err = claims.UpdateStatus(ctx, got, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got.Spec.Resources.Requests = storage("2Gi")
-	if got, err = claims.Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+	// The pvc-protection loop writes a bound claim's Unused condition:
+	// resize the claim as stored.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if got, err = claims.Get(ctx, "claim", metav1.GetOptions{}); err != nil {
+			return err
+		}
+		got.Spec.Resources.Requests = storage("2Gi")
+		got, err = claims.Update(ctx, got, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
 		t.Fatalf("resizing a bound claim: %v", err)
 	}
-	got.Spec.Resources.Requests = storage("500Mi")
-	_, err = claims.Update(ctx, got, metav1.UpdateOptions{})
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if got, err = claims.Get(ctx, "claim", metav1.GetOptions{}); err != nil {
+			return err
+		}
+		got.Spec.Resources.Requests = storage("500Mi")
+		_, err = claims.Update(ctx, got, metav1.UpdateOptions{})
+		return err
+	})
 	assertInvalid(t, err, "spec.resources.requests.storage")
 }
 

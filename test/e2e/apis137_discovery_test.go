@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	"k8s.io/client-go/discovery"
 
 	"github.com/capstan-io/capstan/internal/testkit"
 )
@@ -24,36 +27,44 @@ const kubeDiscovery = "testdata/kube-discovery"
 // an entry it starts with (followed by a space). The test fails once
 // capstan serves an entry, so that an allowance does not outlive its
 // reason.
-var (
-	// awaitingKubelet: the node-facing subresources (issue 21, item 3).
-	awaitingKubelet = []string{
-		"v1 pods/proxy",
-		"v1 nodes/proxy", "v1 services/proxy",
-	}
-)
-
-var allowances = slices.Concat(awaitingKubelet)
+var allowances []string
 
 // TestDiscoveryMatchesKube compares what a fresh capstan lists with what a
 // fresh kube-apiserver v1.37.2 lists: every group version, resource and
 // subresource of aggregated discovery (scope, kinds, verbs, short names,
-// categories) and every row of kubectl api-resources -o wide.
+// categories), every row of kubectl api-resources -o wide, and each
+// resource's storageVersionHash, so that every resource is stored at
+// kube's storage version.
 func TestDiscoveryMatchesKube(t *testing.T) {
-	e := start(t)
+	matchesKube(t, kubeDiscovery)
+}
+
+// TestDiscoveryMatchesKubeBeta: with --runtime-config=api/beta=true,
+// capstan's discovery lists what kube-apiserver v1.37.2's lists with the
+// same flag (hack/update-kube-discovery.sh with BETA=1): the beta versions
+// after the GA ones, each with its resources.
+func TestDiscoveryMatchesKubeBeta(t *testing.T) {
+	matchesKube(t, kubeDiscovery+"-beta", "--runtime-config=api/beta=true")
+}
+
+// matchesKube compares the discovery of capstan started with flags to the
+// recording of kube's in dir.
+func matchesKube(t *testing.T, dir string, flags ...string) {
+	e := e2eutil.Start(t, flags...)
 	var want, got []string
 	for _, path := range []string{"api", "apis"} {
-		recorded, err := os.ReadFile(filepath.Join(kubeDiscovery, path+".json"))
+		recorded, err := os.ReadFile(filepath.Join(dir, path+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, discoveryLines(t, recorded)...)
-		r := e.do(t, http.MethodGet, "/"+path, nil, "Accept", aggregatedAccept)
-		if r.code != http.StatusOK {
-			t.Fatalf("GET /%s = %d %.300s", path, r.code, r.body)
+		r := e.Do(t, http.MethodGet, "/"+path, nil, "Accept", e2eutil.AggregatedAccept)
+		if r.Code != http.StatusOK {
+			t.Fatalf("GET /%s = %d %.300s", path, r.Code, r.Body)
 		}
-		got = append(got, discoveryLines(t, r.body)...)
+		got = append(got, discoveryLines(t, r.Body)...)
 	}
-	recorded, err := os.ReadFile(filepath.Join(kubeDiscovery, "api-resources.txt"))
+	recorded, err := os.ReadFile(filepath.Join(dir, "api-resources.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +74,41 @@ func TestDiscoveryMatchesKube(t *testing.T) {
 		t.Fatalf("kubectl api-resources: %v\n%s", err, stderr)
 	}
 	got = append(got, apiResourcesLines(t, out)...)
+	recorded, err = os.ReadFile(filepath.Join(dir, "storage-versions.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(recorded)), "\n") {
+		want = append(want, "storage-version "+line)
+	}
+	got = append(got, storageVersionLines(t, e)...)
 	compareDiscovery(t, want, got)
+}
+
+// storageVersionLines are the storageVersionHash of each resource of
+// legacy discovery, which names the version it is stored at: "<group
+// version> <resource> <hash>", as hack/update-kube-discovery.sh records
+// kube's.
+func storageVersionLines(t *testing.T, e *e2eutil.Env) []string {
+	t.Helper()
+	d, err := discovery.NewDiscoveryClientForConfig(e.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.UseLegacyDiscovery = true
+	_, lists, err := d.ServerGroupsAndResources()
+	if err != nil {
+		t.Fatalf("legacy discovery: %v", err)
+	}
+	var lines []string
+	for _, l := range lists {
+		for _, r := range l.APIResources {
+			if r.StorageVersionHash != "" {
+				lines = append(lines, fmt.Sprintf("storage-version %s %s %s", l.GroupVersion, r.Name, r.StorageVersionHash))
+			}
+		}
+	}
+	return lines
 }
 
 // compareDiscovery reports the lines only one side has, less the

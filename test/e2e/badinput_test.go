@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"bytes"
 	"net/http"
 	"slices"
@@ -14,14 +16,14 @@ import (
 // stored data, write nothing outside the resource's keys and never crash
 // the server.
 func TestBadInput(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
-	before := e.configMap(t, ns, "a", map[string]string{"l": "v"})
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	before := e.ConfigMap(t, ns, "a", map[string]string{"l": "v"})
 	keys := e.EtcdKeys(t)
 	cm := func(name string) []byte {
 		return []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `"},"data":{"k":"changed"}}`)
 	}
-	a := cmPath(ns, "a")
+	a := e2eutil.CMPath(ns, "a")
 	big := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"` + strings.Repeat("x", 3*1024*1024) + `"}}`
 	for _, tt := range []struct {
 		method, path string
@@ -31,7 +33,7 @@ func TestBadInput(t *testing.T) {
 		message      string // a prefix of the Status message
 	}{
 		{"PUT", a, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"`), "", 400, ""},
-		{"POST", cmPath(ns, ""), []byte("{]"), "", 400, ""},
+		{"POST", e2eutil.CMPath(ns, ""), []byte("{]"), "", 400, ""},
 		{"PUT", a, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: [name: a\n"), "application/yaml", 400, ""},
 		{"PUT", a, []byte("k8s\x00garbage"), protobuf, 400, ""},
 		{"PUT", a, []byte("not protobuf at all"), protobuf, 400, ""},
@@ -48,17 +50,17 @@ func TestBadInput(t *testing.T) {
 		{"PUT", a, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"1"}}`), "", 409,
 			`Operation cannot be fulfilled on configmaps "a": the object has been modified`},
 		{"PUT", a, []byte(big), "", 413, "Request entity too large: limit is 3145728"},
-		{"POST", cmPath(ns, ""), []byte(big), "", 413, "Request entity too large: limit is 3145728"},
-		{"POST", cmPath(ns, ""), cm("a/b"), "", 422, `ConfigMap "a/b" is invalid: metadata.name`},
-		{"POST", cmPath(ns, ""), cm(".."), "", 422, `ConfigMap ".." is invalid: metadata.name`},
-		{"PUT", cmPath(ns, ".."), cm(".."), "", 400, `Name parameter invalid: ".."`},
-		{"GET", cmPath(ns, ".."), nil, "", 400, `Name parameter invalid: ".."`},
-		{"DELETE", cmPath(ns, ".."), nil, "", 400, `Name parameter invalid: ".."`},
-		{"PUT", cmPath(ns, "a%2Fb"), cm("a/b"), "", 404, ""},
-		{"GET", cmPath("..", ""), nil, "", 400, `Namespace parameter invalid: ".."`},
-		{"POST", cmPath("..", ""), cm("x"), "", 422, `ConfigMap "x" is invalid: metadata.namespace`},
-		{"POST", cmPath("%2E%2E", ""), cm("x"), "", 422, `ConfigMap "x" is invalid: metadata.namespace`},
-		{"POST", cmPath("no-such-ns", ""), cm("x"), "", 404, `namespaces "no-such-ns" not found`},
+		{"POST", e2eutil.CMPath(ns, ""), []byte(big), "", 413, "Request entity too large: limit is 3145728"},
+		{"POST", e2eutil.CMPath(ns, ""), cm("a/b"), "", 422, `ConfigMap "a/b" is invalid: metadata.name`},
+		{"POST", e2eutil.CMPath(ns, ""), cm(".."), "", 422, `ConfigMap ".." is invalid: metadata.name`},
+		{"PUT", e2eutil.CMPath(ns, ".."), cm(".."), "", 400, `Name parameter invalid: ".."`},
+		{"GET", e2eutil.CMPath(ns, ".."), nil, "", 400, `Name parameter invalid: ".."`},
+		{"DELETE", e2eutil.CMPath(ns, ".."), nil, "", 400, `Name parameter invalid: ".."`},
+		{"PUT", e2eutil.CMPath(ns, "a%2Fb"), cm("a/b"), "", 404, ""},
+		{"GET", e2eutil.CMPath("..", ""), nil, "", 400, `Namespace parameter invalid: ".."`},
+		{"POST", e2eutil.CMPath("..", ""), cm("x"), "", 422, `ConfigMap "x" is invalid: metadata.namespace`},
+		{"POST", e2eutil.CMPath("%2E%2E", ""), cm("x"), "", 422, `ConfigMap "x" is invalid: metadata.namespace`},
+		{"POST", e2eutil.CMPath("no-such-ns", ""), cm("x"), "", 404, `namespaces "no-such-ns" not found`},
 		{"POST", "/api/v1/namespaces", []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a.b"}}`), "", 422,
 			`Namespace "a.b" is invalid: metadata.name`},
 		{"PATCH", a, []byte(`{"data":{"k":1}}`), "application/merge-patch+json", 422, ` "" is invalid: patch: Invalid value: `},
@@ -69,24 +71,24 @@ func TestBadInput(t *testing.T) {
 		{"PATCH", a, []byte("[" + strings.Repeat(`{"op":"test","path":"/data/k","value":"v"},`, 10000) + `{"op":"add","path":"/data/k","value":"x"}]`),
 			"application/json-patch+json", 413, "Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001"},
 	} {
-		r := e.do(t, tt.method, tt.path, tt.body, contentType(tt.contentType)...)
-		if r.code != tt.code {
-			t.Errorf("%s %s (%.40q) = %d %.300s, want %d", tt.method, tt.path, tt.body, r.code, r.body, tt.code)
+		r := e.Do(t, tt.method, tt.path, tt.body, contentType(tt.contentType)...)
+		if r.Code != tt.code {
+			t.Errorf("%s %s (%.40q) = %d %.300s, want %d", tt.method, tt.path, tt.body, r.Code, r.Body, tt.code)
 			continue
 		}
-		if s := r.status(t); !strings.HasPrefix(s.Message, tt.message) || s.Code != int32(tt.code) {
+		if s := r.Status(t); !strings.HasPrefix(s.Message, tt.message) || s.Code != int32(tt.code) {
 			t.Errorf("%s %s (%.40q): status %d %q, want %d %q...", tt.method, tt.path, tt.body, s.Code, s.Message, tt.code, tt.message)
 		}
 	}
-	after, err := e.c.CoreV1().ConfigMaps(ns).Get(ctx(t), "a", metav1.GetOptions{})
+	after, err := e.Clientset.CoreV1().ConfigMaps(ns).Get(e2eutil.Ctx(t), "a", metav1.GetOptions{})
 	if err != nil || after.ResourceVersion != before.ResourceVersion || after.Data["k"] != "v" {
 		t.Fatalf("after bad input: %+v, %v", after, err)
 	}
 	if now := e.EtcdKeys(t); !slices.Equal(now, keys) {
 		t.Fatalf("bad input changed the stored keys:\nbefore %q\nafter  %q", keys, now)
 	}
-	if r := e.do(t, http.MethodGet, "/healthz", nil); r.code != 200 || !bytes.Equal(r.body, []byte("ok")) {
-		t.Fatalf("healthz after bad input = %d %s", r.code, r.body)
+	if r := e.Do(t, http.MethodGet, "/healthz", nil); r.Code != 200 || !bytes.Equal(r.Body, []byte("ok")) {
+		t.Fatalf("healthz after bad input = %d %s", r.Code, r.Body)
 	}
 }
 

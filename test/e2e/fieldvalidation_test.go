@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"net/http"
 	"strings"
 	"testing"
@@ -14,60 +16,60 @@ import (
 // Strict, reported as warnings with Warn (the default) and dropped with
 // Ignore.
 func TestFieldValidation(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
 	const unknown = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"%s","bogus":1},"data":{"k":"v"},"extra":true}`
 	const duplicate = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"%s"},"data":{"k":"v"},"data":{"k":"w"}}`
-	post := func(validation, body, name string) response {
-		return e.do(t, http.MethodPost, cmPath(ns, "")+"?fieldValidation="+validation, []byte(sprintf(body, name)))
+	post := func(validation, body, name string) e2eutil.Response {
+		return e.Do(t, http.MethodPost, e2eutil.CMPath(ns, "")+"?fieldValidation="+validation, []byte(e2eutil.Sprintf(body, name)))
 	}
 
 	r := post("Strict", unknown, "strict")
-	r.wantStatus(t, 400, metav1.StatusReasonBadRequest,
+	r.WantStatus(t, 400, metav1.StatusReasonBadRequest,
 		`ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.bogus", unknown field "extra"`)
 	r = post("Strict", duplicate, "strict")
-	r.wantStatus(t, 400, metav1.StatusReasonBadRequest,
+	r.WantStatus(t, 400, metav1.StatusReasonBadRequest,
 		`ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data"`)
-	e.do(t, http.MethodGet, cmPath(ns, "strict"), nil).wantStatus(t, 404, metav1.StatusReasonNotFound, "")
+	e.Do(t, http.MethodGet, e2eutil.CMPath(ns, "strict"), nil).WantStatus(t, 404, metav1.StatusReasonNotFound, "")
 
 	r = post("Warn", unknown, "warn")
-	if r.code != 201 || !hasWarning(r, `unknown field "extra"`) || !hasWarning(r, `unknown field "metadata.bogus"`) {
-		t.Fatalf("Warn = %d %v", r.code, r.header.Values("Warning"))
+	if r.Code != 201 || !hasWarning(r, `unknown field "extra"`) || !hasWarning(r, `unknown field "metadata.bogus"`) {
+		t.Fatalf("Warn = %d %v", r.Code, r.Header.Values("Warning"))
 	}
-	r = e.do(t, http.MethodPost, cmPath(ns, ""), []byte(sprintf(duplicate, "default")))
-	if r.code != 201 || !hasWarning(r, `duplicate field "data"`) {
-		t.Fatalf("default (Warn) = %d %v", r.code, r.header.Values("Warning"))
+	r = e.Do(t, http.MethodPost, e2eutil.CMPath(ns, ""), []byte(e2eutil.Sprintf(duplicate, "default")))
+	if r.Code != 201 || !hasWarning(r, `duplicate field "data"`) {
+		t.Fatalf("default (Warn) = %d %v", r.Code, r.Header.Values("Warning"))
 	}
 	r = post("Ignore", unknown, "ignore")
-	if r.code != 201 || len(r.header.Values("Warning")) != 0 {
-		t.Fatalf("Ignore = %d %v", r.code, r.header.Values("Warning"))
+	if r.Code != 201 || len(r.Header.Values("Warning")) != 0 {
+		t.Fatalf("Ignore = %d %v", r.Code, r.Header.Values("Warning"))
 	}
-	post("Sloppy", unknown, "x").wantStatus(t, 422, metav1.StatusReasonInvalid,
+	post("Sloppy", unknown, "x").WantStatus(t, 422, metav1.StatusReasonInvalid,
 		`CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Sloppy": supported values: "", "Ignore", "Strict", "Warn"`)
 
 	// client-go hands warnings to the config's WarningHandler.
-	got := &warnings{}
-	c := e.clientWith(t, func(cfg *rest.Config) { cfg.WarningHandler = got })
-	_, err := c.CoreV1().ConfigMaps(ns).Patch(ctx(t), "warn", types.MergePatchType, []byte(`{"spec":{"x":1}}`),
+	got := &e2eutil.Warnings{}
+	c := e.ClientWith(t, func(cfg *rest.Config) { cfg.WarningHandler = got })
+	_, err := c.CoreV1().ConfigMaps(ns).Patch(e2eutil.Ctx(t), "warn", types.MergePatchType, []byte(`{"spec":{"x":1}}`),
 		metav1.PatchOptions{FieldValidation: "Warn"})
-	if err != nil || !strings.Contains(got.joined(), `unknown field "spec"`) {
-		t.Fatalf("patch with Warn: %v, warnings %q", err, got.joined())
+	if err != nil || !strings.Contains(got.Joined(), `unknown field "spec"`) {
+		t.Fatalf("patch with Warn: %v, warnings %q", err, got.Joined())
 	}
-	_, err = c.CoreV1().ConfigMaps(ns).Patch(ctx(t), "warn", types.MergePatchType, []byte(`{"spec":{"x":1}}`),
+	_, err = c.CoreV1().ConfigMaps(ns).Patch(e2eutil.Ctx(t), "warn", types.MergePatchType, []byte(`{"spec":{"x":1}}`),
 		metav1.PatchOptions{FieldValidation: "Strict"})
-	s := wantStatus(t, err, 422, metav1.StatusReasonInvalid, "")
-	wantCause(t, s, metav1.CauseTypeFieldValueInvalid, "patch")
+	s := e2eutil.WantStatus(t, err, 422, metav1.StatusReasonInvalid, "")
+	e2eutil.WantCause(t, s, metav1.CauseTypeFieldValueInvalid, "patch")
 	if !strings.HasSuffix(s.Message, `strict decoding error: unknown field "spec"`) {
 		t.Fatalf("message = %q", s.Message)
 	}
-	cm, err := c.CoreV1().ConfigMaps(ns).Get(ctx(t), "warn", metav1.GetOptions{})
+	cm, err := c.CoreV1().ConfigMaps(ns).Get(e2eutil.Ctx(t), "warn", metav1.GetOptions{})
 	if err != nil || cm.Data["k"] != "v" {
 		t.Fatalf("after the patches: %+v, %v", cm, err)
 	}
 }
 
-func hasWarning(r response, text string) bool {
-	for _, w := range r.header.Values("Warning") {
+func hasWarning(r e2eutil.Response, text string) bool {
+	for _, w := range r.Header.Values("Warning") {
 		if strings.Contains(strings.ReplaceAll(w, `\"`, `"`), text) {
 			return true
 		}

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"bytes"
 	"encoding/json"
 	"testing"
@@ -16,20 +18,20 @@ import (
 // each time while the object is unchanged, and the new state after a
 // write.
 func TestGetShapes(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
 	cms := e.Client(t).CoreV1().ConfigMaps(ns)
-	cm, err := cms.Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shapes"}, Data: map[string]string{"k": "v1"}}, metav1.CreateOptions{})
+	cm, err := cms.Create(e2eutil.Ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shapes"}, Data: map[string]string{"k": "v1"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	get := func(accept string) []byte {
 		t.Helper()
-		r := e.do(t, "GET", cmPath(ns, "shapes"), nil, "Accept", accept)
-		if r.code != 200 {
-			t.Fatalf("GET as %s: %d %s", accept, r.code, r.body)
+		r := e.Do(t, "GET", e2eutil.CMPath(ns, "shapes"), nil, "Accept", accept)
+		if r.Code != 200 {
+			t.Fatalf("GET as %s: %d %s", accept, r.Code, r.Body)
 		}
-		return r.body
+		return r.Body
 	}
 	twice := func(accept string) []byte {
 		t.Helper()
@@ -51,9 +53,30 @@ func TestGetShapes(t *testing.T) {
 	if pb, ok := obj.(*corev1.ConfigMap); err != nil || !ok || pb.Data["k"] != "v1" || pb.ResourceVersion != cm.ResourceVersion {
 		t.Errorf("protobuf GET = %#v, %v", obj, err)
 	}
-	var table metav1.Table
-	if err := json.Unmarshal(twice("application/json;as=Table;v=v1;g=meta.k8s.io"), &table); err != nil {
-		t.Fatal(err)
+	// A Table's Age cell follows the clock, so two Tables are compared
+	// with their Age cells blanked.
+	tableOnce := func() (metav1.Table, []byte) {
+		t.Helper()
+		var table metav1.Table
+		if err := json.Unmarshal(get("application/json;as=Table;v=v1;g=meta.k8s.io"), &table); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range table.ColumnDefinitions {
+			if c.Name == "Age" {
+				for _, row := range table.Rows {
+					row.Cells[i] = ""
+				}
+			}
+		}
+		b, err := json.Marshal(table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return table, b
+	}
+	table, first := tableOnce()
+	if _, second := tableOnce(); !bytes.Equal(first, second) {
+		t.Errorf("two Table GETs of an unchanged object differ beyond Age:\n%s\n%s", first, second)
 	}
 	if table.Kind != "Table" || len(table.Rows) != 1 || len(table.Rows[0].Cells) == 0 || table.Rows[0].Cells[0] != "shapes" {
 		t.Errorf("Table GET = %+v", table)
@@ -67,7 +90,7 @@ func TestGetShapes(t *testing.T) {
 	}
 
 	cm.Data["k"] = "v2"
-	updated, err := cms.Update(ctx(t), cm, metav1.UpdateOptions{})
+	updated, err := cms.Update(e2eutil.Ctx(t), cm, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

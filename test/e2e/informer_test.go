@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -30,15 +32,15 @@ func (listThenWatch) IsWatchListSemanticsUnSupported() bool { return true }
 // (client-go's default) across 1,000 creates, updates and deletes, and
 // compares both with a final list.
 func TestInformersStayInSync(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
 	requests := &requestLog{}
-	c := e.clientWith(t, func(cfg *rest.Config) {
+	c := e.ClientWith(t, func(cfg *rest.Config) {
 		cfg.QPS, cfg.Burst = -1, 0
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return requests.wrap(rt) })
 	})
 	for i := range 20 {
-		e.configMap(t, ns, fmt.Sprintf("pre-%d", i), nil)
+		e.ConfigMap(t, ns, fmt.Sprintf("pre-%d", i), nil)
 	}
 	lw := cache.NewListWatchFromClient(c.CoreV1().RESTClient(), "configmaps", ns, fields.Everything())
 	informers := map[string]cache.SharedIndexInformer{
@@ -49,7 +51,7 @@ func TestInformersStayInSync(t *testing.T) {
 	defer close(stop)
 	for name, inf := range informers {
 		go inf.Run(stop)
-		if !cache.WaitForCacheSync(ctx(t).Done(), inf.HasSynced) {
+		if !cache.WaitForCacheSync(e2eutil.Ctx(t).Done(), inf.HasSynced) {
 			t.Fatalf("%s informer did not sync", name)
 		}
 	}
@@ -58,13 +60,13 @@ func TestInformersStayInSync(t *testing.T) {
 	}
 	writeRandomly(t, c, ns, 1000)
 
-	final, err := c.CoreV1().ConfigMaps(ns).List(ctx(t), metav1.ListOptions{})
+	final, err := c.CoreV1().ConfigMaps(ns).List(e2eutil.Ctx(t), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := fingerprint(final.Items)
 	for name, inf := range informers {
-		eventually(t, 30*time.Second, name+" informer in sync", func(context.Context) (bool, error) {
+		e2eutil.Eventually(t, 30*time.Second, name+" informer in sync", func(context.Context) (bool, error) {
 			var items []corev1.ConfigMap
 			for _, obj := range inf.GetStore().List() {
 				items = append(items, *obj.(*corev1.ConfigMap))

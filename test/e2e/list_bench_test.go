@@ -1,14 +1,14 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,22 +56,22 @@ func BenchmarkList100(b *testing.B) {
 		}
 		b.Run(format+"/serial", func(b *testing.B) {
 			b.ReportAllocs()
-			cpu := cpuTime()
+			cpu := e2eutil.CPUTime()
 			for b.Loop() {
 				list(b)
 			}
-			reportCPU(b, cpu)
+			e2eutil.ReportCPU(b, cpu)
 		})
 		b.Run(format+"/concurrent", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetParallelism(8) // with 2 CPUs: 16 clients
-			cpu := cpuTime()
+			cpu := e2eutil.CPUTime()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					list(b)
 				}
 			})
-			reportCPU(b, cpu)
+			e2eutil.ReportCPU(b, cpu)
 		})
 	}
 }
@@ -95,18 +95,4 @@ func getAll(hc *http.Client, url, accept string) error {
 		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	return nil
-}
-
-// cpuTime is the CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// reportCPU reports the CPU time used since start per op.
-func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64((cpuTime()-start).Microseconds())/float64(b.N), "cpu-us/op")
 }

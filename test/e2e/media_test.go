@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"bufio"
 	"bytes"
 	"compress/gzip"
@@ -24,13 +26,13 @@ const protobuf = "application/vnd.kubernetes.protobuf"
 // TestProtobufClient: client-go speaks protobuf for requests, responses and
 // watch streams.
 func TestProtobufClient(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
 	types := &requestLog{}
-	c := e.clientWith(t, func(cfg *rest.Config) {
+	c := e.ClientWith(t, func(cfg *rest.Config) {
 		cfg.ContentType, cfg.AcceptContentTypes = protobuf, protobuf
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-			return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			return e2eutil.RoundTripperFunc(func(r *http.Request) (*http.Response, error) {
 				resp, err := rt.RoundTrip(r)
 				if err == nil {
 					types.add(r.Header.Get("Content-Type") + " -> " + resp.Header.Get("Content-Type"))
@@ -40,17 +42,17 @@ func TestProtobufClient(t *testing.T) {
 		})
 	})
 	cms := c.CoreV1().ConfigMaps(ns)
-	w, err := cms.Watch(ctx(t), metav1.ListOptions{})
+	w, err := cms.Watch(e2eutil.Ctx(t), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Data: map[string]string{"k": "v"}, BinaryData: map[string][]byte{"b": {0, 1, 2}}}
-	created, err := cms.Create(ctx(t), cm, metav1.CreateOptions{})
+	created, err := cms.Create(e2eutil.Ctx(t), cm, metav1.CreateOptions{})
 	if err != nil || created.Data["k"] != "v" || !bytes.Equal(created.BinaryData["b"], []byte{0, 1, 2}) {
 		t.Fatalf("protobuf create = %+v, %v", created, err)
 	}
-	if list, err := cms.List(ctx(t), metav1.ListOptions{}); err != nil || names(list.Items) != "p" {
+	if list, err := cms.List(e2eutil.Ctx(t), metav1.ListOptions{}); err != nil || names(list.Items) != "p" {
 		t.Fatalf("protobuf list = %v, %v", list, err)
 	}
 	wantEvent(t, w, watch.Added, "p", created.ResourceVersion)
@@ -68,9 +70,9 @@ func TestProtobufClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := e.do(t, http.MethodPost, cmPath(ns, ""), body, "Content-Type", protobuf, "Accept", "application/json")
-	if r.code != 201 || !strings.Contains(string(r.body), `"name":"raw"`) {
-		t.Fatalf("protobuf body = %d %s", r.code, r.body)
+	r := e.Do(t, http.MethodPost, e2eutil.CMPath(ns, ""), body, "Content-Type", protobuf, "Accept", "application/json")
+	if r.Code != 201 || !strings.Contains(string(r.Body), `"name":"raw"`) {
+		t.Fatalf("protobuf body = %d %s", r.Code, r.Body)
 	}
 }
 
@@ -83,30 +85,31 @@ func protobufSerializer(t *testing.T) runtime.Serializer {
 }
 
 func TestYAMLAndJSON(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
 	yamlBody := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  k: v\n"
-	r := e.do(t, http.MethodPost, cmPath(ns, ""), []byte(yamlBody), "Content-Type", "application/yaml", "Accept", "application/yaml")
-	if r.code != 201 || r.header.Get("Content-Type") != "application/yaml" {
-		t.Fatalf("YAML create = %d %s %s", r.code, r.header.Get("Content-Type"), r.body)
+	r := e.Do(t, http.MethodPost, e2eutil.CMPath(ns, ""), []byte(yamlBody), "Content-Type", "application/yaml", "Accept", "application/yaml")
+	if r.Code != 201 || r.Header.Get("Content-Type") != "application/yaml" {
+		t.Fatalf("YAML create = %d %s %s", r.Code, r.Header.Get("Content-Type"), r.Body)
 	}
 	var cm corev1.ConfigMap
-	if err := yaml.UnmarshalStrict(r.body, &cm); err != nil || cm.Name != "from-yaml" || cm.Data["k"] != "v" || cm.Kind != "ConfigMap" {
-		t.Fatalf("YAML answer = %s (%v)", r.body, err)
+	if err := yaml.UnmarshalStrict(r.Body, &cm); err != nil || cm.Name != "from-yaml" || cm.Data["k"] != "v" || cm.Kind != "ConfigMap" {
+		t.Fatalf("YAML answer = %s (%v)", r.Body, err)
 	}
-	r = e.do(t, http.MethodGet, cmPath(ns, ""), nil, "Accept", "application/yaml")
-	if r.code != 200 || !strings.HasPrefix(string(r.body), "apiVersion: v1\nitems:\n") || !strings.Contains(string(r.body), "kind: ConfigMapList") {
-		t.Fatalf("YAML list = %d %s", r.code, r.body)
+	r = e.Do(t, http.MethodGet, e2eutil.CMPath(ns, ""), nil, "Accept", "application/yaml")
+	if r.Code != 200 || !strings.HasPrefix(string(r.Body), "apiVersion: v1\nitems:\n") || !strings.Contains(string(r.Body), "kind: ConfigMapList") {
+		t.Fatalf("YAML list = %d %s", r.Code, r.Body)
 	}
-	e.do(t, http.MethodGet, cmPath(ns, "nope"), nil, "Accept", "application/yaml").
-		wantStatus(t, 404, metav1.StatusReasonNotFound, `configmaps "nope" not found`)
+	e.Do(t, http.MethodGet, e2eutil.CMPath(ns, "nope"), nil, "Accept", "application/yaml").
+		WantStatus(t, 404, metav1.StatusReasonNotFound, `configmaps "nope" not found`)
 	// A watch has no YAML stream.
-	e.do(t, http.MethodGet, cmPath(ns, "")+"?watch=true", nil, "Accept", "application/yaml").
-		wantStatus(t, 406, metav1.StatusReasonNotAcceptable, "")
-	e.do(t, http.MethodGet, cmPath(ns, ""), nil, "Accept", "application/xml").wantStatus(t, 406, metav1.StatusReasonNotAcceptable,
-		"only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf")
+	e.Do(t, http.MethodGet, e2eutil.CMPath(ns, "")+"?watch=true", nil, "Accept", "application/yaml").
+		WantStatus(t, 406, metav1.StatusReasonNotAcceptable, "")
+	// A media type the server does not have at all gets kube's router's 406.
+	e.Do(t, http.MethodGet, e2eutil.CMPath(ns, ""), nil, "Accept", "application/xml").WantStatus(t, 406, metav1.StatusReasonNotAcceptable,
+		"406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf")
 	// A JSON watch stream is newline-delimited WatchEvents.
-	lines := watchLinesAs(t, e, cmPath(ns, "")+"?watch=true&timeoutSeconds=1", "application/json", 1)
+	lines := watchLinesAs(t, e, e2eutil.CMPath(ns, "")+"?watch=true&timeoutSeconds=1", "application/json", 1)
 	var ev metav1.WatchEvent
 	if err := json.Unmarshal([]byte(lines[0]), &ev); err != nil || ev.Type != "ADDED" || !strings.Contains(string(ev.Object.Raw), `"name":"from-yaml"`) {
 		t.Fatalf("JSON watch line = %s (%v)", lines[0], err)
@@ -114,11 +117,11 @@ func TestYAMLAndJSON(t *testing.T) {
 }
 
 // watchLinesAs reads n lines of a JSON watch and checks its Content-Type.
-func watchLinesAs(t *testing.T, e *env, path, accept string, n int) []string {
+func watchLinesAs(t *testing.T, e *e2eutil.Env, path, accept string, n int) []string {
 	t.Helper()
-	req, _ := http.NewRequestWithContext(ctx(t), http.MethodGet, e.URL+path, nil)
+	req, _ := http.NewRequestWithContext(e2eutil.Ctx(t), http.MethodGet, e.URL+path, nil)
 	req.Header.Set("Accept", accept)
-	resp, err := e.httpClient(t).Do(req)
+	resp, err := e.HTTPClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,24 +141,24 @@ func watchLinesAs(t *testing.T, e *env, path, accept string, n int) []string {
 }
 
 func TestGzip(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
 	big := strings.Repeat("x", 8*1024)
 	for i := range 20 {
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: sprintf("big-%d", i)}, Data: map[string]string{"k": big}}
-		if _, err := e.c.CoreV1().ConfigMaps(ns).Create(ctx(t), cm, metav1.CreateOptions{}); err != nil {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: e2eutil.Sprintf("big-%d", i)}, Data: map[string]string{"k": big}}
+		if _, err := e.Clientset.CoreV1().ConfigMaps(ns).Create(e2eutil.Ctx(t), cm, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Several times: the server reuses its compressors.
 	for range 3 {
 		func() {
-			r := e.do(t, http.MethodGet, cmPath(ns, ""), nil, "Accept-Encoding", "gzip")
-			if r.code != 200 || r.header.Get("Content-Encoding") != "gzip" {
-				t.Errorf("large list = %d, Content-Encoding %q", r.code, r.header.Get("Content-Encoding"))
+			r := e.Do(t, http.MethodGet, e2eutil.CMPath(ns, ""), nil, "Accept-Encoding", "gzip")
+			if r.Code != 200 || r.Header.Get("Content-Encoding") != "gzip" {
+				t.Errorf("large list = %d, Content-Encoding %q", r.Code, r.Header.Get("Content-Encoding"))
 				return
 			}
-			zr, err := gzip.NewReader(bytes.NewReader(r.body))
+			zr, err := gzip.NewReader(bytes.NewReader(r.Body))
 			if err != nil {
 				t.Error(err)
 				return
@@ -173,7 +176,7 @@ func TestGzip(t *testing.T) {
 			}
 		}()
 	}
-	if r := e.do(t, http.MethodGet, cmPath(ns, "big-0"), nil, "Accept-Encoding", "gzip"); r.header.Get("Content-Encoding") != "" {
+	if r := e.Do(t, http.MethodGet, e2eutil.CMPath(ns, "big-0"), nil, "Accept-Encoding", "gzip"); r.Header.Get("Content-Encoding") != "" {
 		t.Fatalf("a small answer is gzipped")
 	}
 }

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"fmt"
 	"strings"
 	"testing"
@@ -18,16 +20,16 @@ const inconsistentContinue = "The provided continue parameter is too old to disp
 	"objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
 
 func TestPagingSnapshot(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
-	cms := e.c.CoreV1().ConfigMaps(ns)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	cms := e.Clientset.CoreV1().ConfigMaps(ns)
 	var want []string
 	for i := range 10 {
 		name := fmt.Sprintf("cm-%02d", i)
-		e.configMap(t, ns, name, map[string]string{"even": fmt.Sprint(i%2 == 0)})
+		e.ConfigMap(t, ns, name, map[string]string{"even": fmt.Sprint(i%2 == 0)})
 		want = append(want, name)
 	}
-	first, err := cms.List(ctx(t), metav1.ListOptions{Limit: 3})
+	first, err := cms.List(e2eutil.Ctx(t), metav1.ListOptions{Limit: 3})
 	if err != nil || names(first.Items) != "cm-00,cm-01,cm-02" || first.Continue == "" {
 		t.Fatalf("first page = %s continue %q, %v", names(first.Items), first.Continue, err)
 	}
@@ -35,18 +37,18 @@ func TestPagingSnapshot(t *testing.T) {
 		t.Fatalf("remainingItemCount = %v, want 7", first.RemainingItemCount)
 	}
 	// Writes after the first page do not show in the next ones.
-	e.configMap(t, ns, "cm-99", nil)
-	if err := cms.Delete(ctx(t), "cm-09", metav1.DeleteOptions{}); err != nil {
+	e.ConfigMap(t, ns, "cm-99", nil)
+	if err := cms.Delete(e2eutil.Ctx(t), "cm-09", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	changed, _ := cms.Get(ctx(t), "cm-05", metav1.GetOptions{})
+	changed, _ := cms.Get(e2eutil.Ctx(t), "cm-05", metav1.GetOptions{})
 	changed.Data["k"] = "changed"
-	if _, err := cms.Update(ctx(t), changed, metav1.UpdateOptions{}); err != nil {
+	if _, err := cms.Update(e2eutil.Ctx(t), changed, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got := append([]corev1.ConfigMap(nil), first.Items...)
 	for token := first.Continue; token != ""; {
-		page, err := cms.List(ctx(t), metav1.ListOptions{Limit: 3, Continue: token})
+		page, err := cms.List(e2eutil.Ctx(t), metav1.ListOptions{Limit: 3, Continue: token})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,41 +65,41 @@ func TestPagingSnapshot(t *testing.T) {
 	}
 
 	// A filtered page cannot tell how many items remain.
-	even, err := cms.List(ctx(t), metav1.ListOptions{Limit: 2, LabelSelector: "even=true"})
+	even, err := cms.List(e2eutil.Ctx(t), metav1.ListOptions{Limit: 2, LabelSelector: "even=true"})
 	if err != nil || names(even.Items) != "cm-00,cm-02" || even.Continue == "" || even.RemainingItemCount != nil {
 		t.Fatalf("filtered page = %s continue %q remaining %v, %v", names(even.Items), even.Continue, even.RemainingItemCount, err)
 	}
-	_, err = cms.List(ctx(t), metav1.ListOptions{Limit: 2, Continue: "not-a-token"})
-	s := wantStatus(t, err, 400, metav1.StatusReasonBadRequest, "")
+	_, err = cms.List(e2eutil.Ctx(t), metav1.ListOptions{Limit: 2, Continue: "not-a-token"})
+	s := e2eutil.WantStatus(t, err, 400, metav1.StatusReasonBadRequest, "")
 	if !strings.HasPrefix(s.Message, "invalid continue token") {
 		t.Fatalf("message = %q", s.Message)
 	}
 }
 
 func TestPagingExpiredContinue(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
-	cms := e.c.CoreV1().ConfigMaps(ns)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	cms := e.Clientset.CoreV1().ConfigMaps(ns)
 	for i := range 5 {
-		e.configMap(t, ns, fmt.Sprintf("cm-%d", i), nil)
+		e.ConfigMap(t, ns, fmt.Sprintf("cm-%d", i), nil)
 	}
-	first, err := cms.List(ctx(t), metav1.ListOptions{Limit: 2})
+	first, err := cms.List(e2eutil.Ctx(t), metav1.ListOptions{Limit: 2})
 	if err != nil || first.Continue == "" {
 		t.Fatalf("first page: %v", err)
 	}
-	e.configMap(t, ns, "cm-9", nil)
+	e.ConfigMap(t, ns, "cm-9", nil)
 	e.CompactEtcd(t)
 	s := expiredSoon(t, func() error {
-		_, err := cms.List(ctx(t), metav1.ListOptions{Limit: 2, Continue: first.Continue})
+		_, err := cms.List(e2eutil.Ctx(t), metav1.ListOptions{Limit: 2, Continue: first.Continue})
 		return err
 	})
-	wantStatus(t, &apierrors.StatusError{ErrStatus: *s}, 410, metav1.StatusReasonExpired, inconsistentContinue)
+	e2eutil.WantStatus(t, &apierrors.StatusError{ErrStatus: *s}, 410, metav1.StatusReasonExpired, inconsistentContinue)
 	if s.Continue == "" {
 		t.Fatal("410 Status has no continue token to go on with")
 	}
 	var rest []corev1.ConfigMap
 	for token := s.Continue; token != ""; {
-		page, err := cms.List(ctx(t), metav1.ListOptions{Limit: 2, Continue: token})
+		page, err := cms.List(e2eutil.Ctx(t), metav1.ListOptions{Limit: 2, Continue: token})
 		if err != nil {
 			t.Fatalf("continuing with the inconsistent token: %v", err)
 		}

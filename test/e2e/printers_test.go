@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -13,12 +15,10 @@ import (
 	"github.com/capstan-io/capstan/internal/testkit"
 )
 
-const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io"
-
 // getTable asks for a path of the core group as a Table.
 func getTable(t *testing.T, rc rest.Interface, build func(r *rest.Request) *rest.Request) *metav1.Table {
 	t.Helper()
-	raw, err := build(rc.Get().SetHeader("Accept", tableAccept)).DoRaw(ctx(t))
+	raw, err := build(rc.Get().SetHeader("Accept", e2eutil.TableAccept)).DoRaw(e2eutil.Ctx(t))
 	if err != nil {
 		t.Fatalf("getting a table: %v", err)
 	}
@@ -49,12 +49,12 @@ var justCreated = regexp.MustCompile(`^[0-9]+s$`)
 func TestTablePrinters(t *testing.T) {
 	testkit.Kubectl(t) // build kubectl before the server starts
 	// The test counts a namespace's config maps: no kube-root-ca.crt.
-	e := start(t, "--controllers=*,-root-ca-cert-publisher")
-	rc := e.c.CoreV1().RESTClient()
-	ns := e.namespace(t)
+	e := e2eutil.Start(t, "--controllers=*,-root-ca-cert-publisher")
+	rc := e.Clientset.CoreV1().RESTClient()
+	ns := e.Namespace(t)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "conf"},
 		Data: map[string]string{"a": "1", "b": "2"}, BinaryData: map[string][]byte{"c": {3}}}
-	if _, err := e.c.CoreV1().ConfigMaps(ns).Create(ctx(t), cm, metav1.CreateOptions{}); err != nil {
+	if _, err := e.Clientset.CoreV1().ConfigMaps(ns).Create(e2eutil.Ctx(t), cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -1,8 +1,9 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"bytes"
-	"encoding/json"
 	"reflect"
 	"sync"
 	"testing"
@@ -25,8 +26,8 @@ import (
 // concurrent lists also check, under -race, that no read writes into
 // them.
 func TestListDefaultsOnRead(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
 	local := corev1.ServiceInternalTrafficPolicyLocal
 	old := []struct {
 		key string
@@ -59,15 +60,15 @@ func TestListDefaultsOnRead(t *testing.T) {
 	for _, rv := range []string{"", "0"} {
 		var wg sync.WaitGroup
 		for range 2 {
-			wg.Go(func() { e.sameAsGets(t, services, rv, 2) })
+			wg.Go(func() { e.SameAsGets(t, services, rv, 2) })
 		}
 		wg.Wait()
-		items := e.sameAsGets(t, deployments, rv, 1)
+		items := e.SameAsGets(t, deployments, rv, 1)
 		if items[0]["spec"].(map[string]any)["revisionHistoryLimit"] != float64(10) {
 			t.Fatalf("list at rv %q: the deployment is not defaulted: %v", rv, items[0]["spec"])
 		}
 	}
-	svcs := e.sameAsGets(t, services, "", 2)
+	svcs := e.SameAsGets(t, services, "", 2)
 	if spec := svcs[0]["spec"].(map[string]any); spec["internalTrafficPolicy"] != nil {
 		t.Fatalf("the ExternalName service lists internalTrafficPolicy %v", spec["internalTrafficPolicy"])
 	}
@@ -76,46 +77,4 @@ func TestListDefaultsOnRead(t *testing.T) {
 		!reflect.DeepEqual(spec["clusterIPs"], []any{"10.0.0.77"}) {
 		t.Fatalf("the ClusterIP service is not completed: %v", spec)
 	}
-}
-
-// sameAsGets lists path at resourceVersion rv, checks that it has n items
-// and that each is what a GET of it answers, and returns the items.
-func (e *env) sameAsGets(t *testing.T, path, rv string, n int) []map[string]any {
-	t.Helper()
-	r := e.do(t, "GET", path+"?resourceVersion="+rv, nil)
-	var list struct{ Items []map[string]any }
-	if err := json.Unmarshal(r.body, &list); err != nil || r.code != 200 {
-		t.Errorf("list %s: %d %v: %.300s", path, r.code, err, r.body)
-		return nil
-	}
-	if len(list.Items) != n {
-		t.Errorf("list %s at %q: %d items, want %d", path, rv, len(list.Items), n)
-		return nil
-	}
-	for _, item := range list.Items {
-		name := item["metadata"].(map[string]any)["name"].(string)
-		g := e.do(t, "GET", path+"/"+name, nil)
-		var got map[string]any
-		if err := json.Unmarshal(g.body, &got); err != nil {
-			t.Errorf("get %s/%s: %v", path, name, err)
-			continue
-		}
-		// The kinds are left out: a GET has them, a list's items need not.
-		listed, _ := json.Marshal(withoutKind(item))
-		read, _ := json.Marshal(withoutKind(got))
-		if !bytes.Equal(listed, read) {
-			t.Errorf("%s/%s:\n listed %s\n    get %s", path, name, listed, read)
-		}
-	}
-	return list.Items
-}
-
-func withoutKind(obj map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range obj {
-		if k != "apiVersion" && k != "kind" {
-			out[k] = v
-		}
-	}
-	return out
 }

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"context"
 	"net/http"
 	"strconv"
@@ -14,16 +16,16 @@ import (
 // The semantics of resourceVersion for get and list:
 // https://kubernetes.io/docs/reference/using-api/api-concepts/#semantics-for-get-and-list
 func TestResourceVersionGetList(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
-	cms := e.c.CoreV1().ConfigMaps(ns)
-	v1 := e.configMap(t, ns, "a", nil)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	cms := e.Clientset.CoreV1().ConfigMaps(ns)
+	v1 := e.ConfigMap(t, ns, "a", nil)
 	v1.Data["k"] = "two"
-	v2, err := cms.Update(ctx(t), v1, metav1.UpdateOptions{})
+	v2, err := cms.Update(e2eutil.Ctx(t), v1, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.configMap(t, ns, "b", nil)
+	e.ConfigMap(t, ns, "b", nil)
 	rv2, _ := strconv.ParseInt(v2.ResourceVersion, 10, 64)
 
 	// "" is the latest state; N a state not older than N: at v2 the
@@ -32,19 +34,19 @@ func TestResourceVersionGetList(t *testing.T) {
 	for _, tc := range []struct{ rv, want, or string }{
 		{"", "two", "two"}, {v2.ResourceVersion, "two", "two"}, {v1.ResourceVersion, "two", "v"},
 	} {
-		got, err := cms.Get(ctx(t), "a", metav1.GetOptions{ResourceVersion: tc.rv})
+		got, err := cms.Get(e2eutil.Ctx(t), "a", metav1.GetOptions{ResourceVersion: tc.rv})
 		if err != nil || got.Data["k"] != tc.want && got.Data["k"] != tc.or {
 			t.Errorf("get at resourceVersion %q = %v, %v; want k=%s or k=%s", tc.rv, got.Data, err, tc.want, tc.or)
 		}
 	}
 	// "0" is any state the cache has, which may lag the writes by a
 	// moment (kube's too): the latest once the cache has it.
-	eventually(t, 10*time.Second, `get at resourceVersion "0" reaching the latest`, func(c context.Context) (bool, error) {
+	e2eutil.Eventually(t, 10*time.Second, `get at resourceVersion "0" reaching the latest`, func(c context.Context) (bool, error) {
 		got, err := cms.Get(c, "a", metav1.GetOptions{ResourceVersion: "0"})
 		return err == nil && got.Data["k"] == "two", nil
 	})
 	list := func(opts metav1.ListOptions) (string, error) {
-		l, err := cms.List(ctx(t), opts)
+		l, err := cms.List(e2eutil.Ctx(t), opts)
 		if err != nil {
 			return "", err
 		}
@@ -71,19 +73,22 @@ func TestResourceVersionGetList(t *testing.T) {
 			t.Errorf("list %+v = %s, %v; want %s", tt.opts, got, err, tt.want)
 		}
 	}
-	old, err := cms.List(ctx(t), exact(v1.ResourceVersion))
+	old, err := cms.List(e2eutil.Ctx(t), exact(v1.ResourceVersion))
 	if err != nil || old.Items[0].Data["k"] != "v" || old.Items[0].ResourceVersion != v1.ResourceVersion {
 		t.Fatalf("exact list shows %+v, %v; want the first version", old.Items, err)
 	}
 
 	future := strconv.FormatInt(rv2+1000, 10)
 	for _, try := range []func() error{
-		func() error { _, err := cms.Get(ctx(t), "a", metav1.GetOptions{ResourceVersion: future}); return err },
+		func() error {
+			_, err := cms.Get(e2eutil.Ctx(t), "a", metav1.GetOptions{ResourceVersion: future})
+			return err
+		},
 		func() error { _, err := list(metav1.ListOptions{ResourceVersion: future}); return err },
 		func() error { _, err := list(exact(future)); return err },
 	} {
-		s := wantStatus(t, try(), 504, metav1.StatusReasonTimeout, "")
-		wantCause(t, s, metav1.CauseTypeResourceVersionTooLarge, "")
+		s := e2eutil.WantStatus(t, try(), 504, metav1.StatusReasonTimeout, "")
+		e2eutil.WantCause(t, s, metav1.CauseTypeResourceVersionTooLarge, "")
 		if !strings.HasPrefix(s.Message, "Timeout: Too large resource version: "+future+", current: ") {
 			t.Errorf("message = %q", s.Message)
 		}
@@ -99,11 +104,11 @@ func TestResourceVersionGetList(t *testing.T) {
 }
 
 func TestResourceVersionInvalidOptions(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
-	e.configMap(t, ns, "a", nil)
-	e.configMap(t, ns, "b", nil)
-	page, err := e.c.CoreV1().ConfigMaps(ns).List(ctx(t), metav1.ListOptions{Limit: 1})
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	e.ConfigMap(t, ns, "a", nil)
+	e.ConfigMap(t, ns, "b", nil)
+	page, err := e.Clientset.CoreV1().ConfigMaps(ns).List(e2eutil.Ctx(t), metav1.ListOptions{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,13 +136,13 @@ func TestResourceVersionInvalidOptions(t *testing.T) {
 		{"resourceVersion=abc", 400, metav1.StatusReasonBadRequest, ""},
 		{"limit=x", 400, metav1.StatusReasonBadRequest, ""},
 	} {
-		r := e.do(t, http.MethodGet, cmPath(ns, "")+"?"+tt.query, nil)
-		if r.code != tt.code {
-			t.Errorf("?%s = %d %s, want %d", tt.query, r.code, r.body, tt.code)
+		r := e.Do(t, http.MethodGet, e2eutil.CMPath(ns, "")+"?"+tt.query, nil)
+		if r.Code != tt.code {
+			t.Errorf("?%s = %d %s, want %d", tt.query, r.Code, r.Body, tt.code)
 			continue
 		}
-		r.wantStatus(t, tt.code, tt.reason, tt.message)
+		r.WantStatus(t, tt.code, tt.reason, tt.message)
 	}
-	r := e.do(t, http.MethodGet, cmPath(ns, "a")+"?resourceVersion=abc", nil)
-	r.wantStatus(t, 400, metav1.StatusReasonBadRequest, "")
+	r := e.Do(t, http.MethodGet, e2eutil.CMPath(ns, "a")+"?resourceVersion=abc", nil)
+	r.WantStatus(t, 400, metav1.StatusReasonBadRequest, "")
 }

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,24 +17,24 @@ import (
 // labels or fields change leaves the selection (DELETED, with its last
 // selected state) or enters it (ADDED), as in kube.
 func TestSelectorListsAndWatches(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
-	cms := e.c.CoreV1().ConfigMaps(ns)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	cms := e.Clientset.CoreV1().ConfigMaps(ns)
 	yes := map[string]string{"sel": "yes"}
-	e.configMap(t, ns, "a", yes)
-	e.configMap(t, ns, "b", nil)
-	e.configMap(t, ns, "c", yes)
-	list, err := cms.List(ctx(t), metav1.ListOptions{LabelSelector: "sel=yes"})
+	e.ConfigMap(t, ns, "a", yes)
+	e.ConfigMap(t, ns, "b", nil)
+	e.ConfigMap(t, ns, "c", yes)
+	list, err := cms.List(e2eutil.Ctx(t), metav1.ListOptions{LabelSelector: "sel=yes"})
 	if err != nil || names(list.Items) != "a,c" {
 		t.Fatalf("list sel=yes = %s, %v", names(list.Items), err)
 	}
-	byField, err := cms.List(ctx(t), metav1.ListOptions{FieldSelector: "metadata.name!=a,metadata.namespace=" + ns})
+	byField, err := cms.List(e2eutil.Ctx(t), metav1.ListOptions{FieldSelector: "metadata.name!=a,metadata.namespace=" + ns})
 	if err != nil || names(byField.Items) != "b,c" {
 		t.Fatalf("list metadata.name!=a = %s, %v", names(byField.Items), err)
 	}
 	watchCMs := func(opts metav1.ListOptions) watch.Interface {
 		t.Helper()
-		w, err := cms.Watch(ctx(t), opts)
+		w, err := cms.Watch(e2eutil.Ctx(t), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,12 +48,12 @@ func TestSelectorListsAndWatches(t *testing.T) {
 
 	update := func(name string, change func(*corev1.ConfigMap)) *corev1.ConfigMap {
 		t.Helper()
-		cm, err := cms.Get(ctx(t), name, metav1.GetOptions{})
+		cm, err := cms.Get(e2eutil.Ctx(t), name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		change(cm)
-		if cm, err = cms.Update(ctx(t), cm, metav1.UpdateOptions{}); err != nil {
+		if cm, err = cms.Update(e2eutil.Ctx(t), cm, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		return cm
@@ -60,10 +62,10 @@ func TestSelectorListsAndWatches(t *testing.T) {
 	entered := update("b", func(cm *corev1.ConfigMap) { cm.Labels = yes })
 	modified := update("c", func(cm *corev1.ConfigMap) { cm.Data["k"] = "changed" })
 	update("a", func(cm *corev1.ConfigMap) { cm.Data["k"] = "unselected" })
-	if err := cms.Delete(ctx(t), "c", metav1.DeleteOptions{}); err != nil {
+	if err := cms.Delete(e2eutil.Ctx(t), "c", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	last := e.configMap(t, ns, "z", yes)
+	last := e.ConfigMap(t, ns, "z", yes)
 	for _, w := range []watch.Interface{changes, initial} {
 		if gone := wantEvent(t, w, watch.Deleted, "a", left.ResourceVersion); gone.Labels["sel"] != "yes" {
 			t.Errorf("DELETED on leaving the selection carries labels %v", gone.Labels)
@@ -73,10 +75,10 @@ func TestSelectorListsAndWatches(t *testing.T) {
 		wantEvent(t, w, watch.Deleted, "c", "")
 		wantEvent(t, w, watch.Added, "z", last.ResourceVersion) // nothing of a's last change came before
 	}
-	if list, err = cms.List(ctx(t), metav1.ListOptions{LabelSelector: "sel=yes"}); err != nil || names(list.Items) != "b,z" {
+	if list, err = cms.List(e2eutil.Ctx(t), metav1.ListOptions{LabelSelector: "sel=yes"}); err != nil || names(list.Items) != "b,z" {
 		t.Errorf("list sel=yes after the changes = %s, %v; want b,z", names(list.Items), err)
 	}
-	if list, err = cms.List(ctx(t), metav1.ListOptions{LabelSelector: "sel=no", ResourceVersion: "0"}); err != nil || names(list.Items) != "a" {
+	if list, err = cms.List(e2eutil.Ctx(t), metav1.ListOptions{LabelSelector: "sel=no", ResourceVersion: "0"}); err != nil || names(list.Items) != "a" {
 		t.Errorf("list sel=no from the cache = %s, %v; want a", names(list.Items), err)
 	}
 }
@@ -85,16 +87,16 @@ func TestSelectorListsAndWatches(t *testing.T) {
 // (spec.nodeName) gets a pod when it is bound there; a watch of running
 // pods (status.phase) gets it when it runs and loses it when it ends.
 func TestPodFieldSelectorWatches(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
-	pods := e.c.CoreV1().Pods(ns)
-	list, err := pods.List(ctx(t), metav1.ListOptions{})
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	pods := e.Clientset.CoreV1().Pods(ns)
+	list, err := pods.List(e2eutil.Ctx(t), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	watchPods := func(fieldSelector string) watch.Interface {
 		t.Helper()
-		w, err := e.c.CoreV1().Pods("").Watch(ctx(t), metav1.ListOptions{FieldSelector: fieldSelector, ResourceVersion: list.ResourceVersion})
+		w, err := e.Clientset.CoreV1().Pods("").Watch(e2eutil.Ctx(t), metav1.ListOptions{FieldSelector: fieldSelector, ResourceVersion: list.ResourceVersion})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,23 +106,23 @@ func TestPodFieldSelectorWatches(t *testing.T) {
 	onNode, running := watchPods("spec.nodeName=node-1"), watchPods("status.phase=Running,metadata.namespace="+ns)
 	for _, name := range []string{"p", "other"} {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
-		if _, err := pods.Create(ctx(t), pod, metav1.CreateOptions{}); err != nil {
+		if _, err := pods.Create(e2eutil.Ctx(t), pod, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	bind := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Target: corev1.ObjectReference{Kind: "Node", Name: "node-1"}}
-	if err := pods.Bind(ctx(t), bind, metav1.CreateOptions{}); err != nil {
+	if err := pods.Bind(e2eutil.Ctx(t), bind, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	wantPodEvent(t, onNode, watch.Added, "p", "")
 	setPhase := func(name string, phase corev1.PodPhase) *corev1.Pod {
 		t.Helper()
-		pod, err := pods.Get(ctx(t), name, metav1.GetOptions{})
+		pod, err := pods.Get(e2eutil.Ctx(t), name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		pod.Status.Phase = phase
-		if pod, err = pods.UpdateStatus(ctx(t), pod, metav1.UpdateOptions{}); err != nil {
+		if pod, err = pods.UpdateStatus(e2eutil.Ctx(t), pod, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		return pod
@@ -142,7 +144,7 @@ func TestPodFieldSelectorWatches(t *testing.T) {
 		{"spec.nodeName=node-1,status.phase=Succeeded", "p"},
 	} {
 		for _, rv := range []string{"", "0"} {
-			got, err := pods.List(ctx(t), metav1.ListOptions{FieldSelector: tt.selector, ResourceVersion: rv})
+			got, err := pods.List(e2eutil.Ctx(t), metav1.ListOptions{FieldSelector: tt.selector, ResourceVersion: rv})
 			if err != nil || names(got.Items) != tt.want {
 				t.Errorf("pods with %q at %q = %s, %v; want %s", tt.selector, rv, names(got.Items), err, tt.want)
 			}
@@ -154,7 +156,7 @@ func TestPodFieldSelectorWatches(t *testing.T) {
 // and, unless empty, its resourceVersion.
 func wantPodEvent(t *testing.T, w watch.Interface, typ watch.EventType, name, rv string) *corev1.Pod {
 	t.Helper()
-	ev := nextEvent(t, w)
+	ev := e2eutil.NextEvent(t, w)
 	pod, ok := ev.Object.(*corev1.Pod)
 	if m, err := meta.Accessor(ev.Object); ev.Type != typ || !ok || err != nil || m.GetName() != name || (rv != "" && m.GetResourceVersion() != rv) {
 		t.Fatalf("event = %s %+v, want %s %q at %q", ev.Type, ev.Object, typ, name, rv)

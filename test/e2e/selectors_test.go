@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -8,12 +10,12 @@ import (
 )
 
 func TestLabelSelectors(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
-	e.configMap(t, ns, "a", map[string]string{"app": "web", "tier": "front"})
-	e.configMap(t, ns, "b", map[string]string{"app": "web", "tier": "back"})
-	e.configMap(t, ns, "c", map[string]string{"app": "db"})
-	e.configMap(t, ns, "d", nil)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	e.ConfigMap(t, ns, "a", map[string]string{"app": "web", "tier": "front"})
+	e.ConfigMap(t, ns, "b", map[string]string{"app": "web", "tier": "back"})
+	e.ConfigMap(t, ns, "c", map[string]string{"app": "db"})
+	e.ConfigMap(t, ns, "d", nil)
 	for _, tt := range []struct{ selector, want string }{
 		{"app=web", "a,b"},
 		{"app==web,tier=back", "b"},
@@ -24,23 +26,23 @@ func TestLabelSelectors(t *testing.T) {
 		{"!tier", "c,d"},
 		{"app=nothing", ""},
 	} {
-		list, err := e.c.CoreV1().ConfigMaps(ns).List(ctx(t), metav1.ListOptions{LabelSelector: tt.selector})
+		list, err := e.Clientset.CoreV1().ConfigMaps(ns).List(e2eutil.Ctx(t), metav1.ListOptions{LabelSelector: tt.selector})
 		if err != nil || names(list.Items) != tt.want {
 			t.Errorf("labelSelector %q = %s, %v; want %s", tt.selector, names(list.Items), err, tt.want)
 		}
 	}
-	_, err := e.c.CoreV1().ConfigMaps(ns).List(ctx(t), metav1.ListOptions{LabelSelector: "app in (web"})
-	wantStatus(t, err, 400, metav1.StatusReasonBadRequest, "")
+	_, err := e.Clientset.CoreV1().ConfigMaps(ns).List(e2eutil.Ctx(t), metav1.ListOptions{LabelSelector: "app in (web"})
+	e2eutil.WantStatus(t, err, 400, metav1.StatusReasonBadRequest, "")
 }
 
 func TestFieldSelectors(t *testing.T) {
-	e := start(t)
-	ns, other := e.namespace(t), e.namespace(t)
-	e.configMap(t, ns, "a", nil)
-	e.configMap(t, ns, "b", nil)
-	e.configMap(t, other, "a", nil)
+	e := e2eutil.Start(t)
+	ns, other := e.Namespace(t), e.Namespace(t)
+	e.ConfigMap(t, ns, "a", nil)
+	e.ConfigMap(t, ns, "b", nil)
+	e.ConfigMap(t, other, "a", nil)
 	cms := func(ns, selector string) (string, error) {
-		list, err := e.c.CoreV1().ConfigMaps(ns).List(ctx(t), metav1.ListOptions{FieldSelector: selector})
+		list, err := e.Clientset.CoreV1().ConfigMaps(ns).List(e2eutil.Ctx(t), metav1.ListOptions{FieldSelector: selector})
 		if err != nil {
 			return "", err
 		}
@@ -58,42 +60,42 @@ func TestFieldSelectors(t *testing.T) {
 		}
 	}
 	_, err := cms(ns, "data.k=v")
-	wantStatus(t, err, 400, metav1.StatusReasonBadRequest, `"data.k" is not a known field selector: only "metadata.name", "metadata.namespace"`)
+	e2eutil.WantStatus(t, err, 400, metav1.StatusReasonBadRequest, `"data.k" is not a known field selector: only "metadata.name", "metadata.namespace"`)
 
 	for name, typ := range map[string]corev1.SecretType{"opaque": corev1.SecretTypeOpaque, "custom": "example.com/custom"} {
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}, Type: typ}
-		if _, err := e.c.CoreV1().Secrets(ns).Create(ctx(t), s, metav1.CreateOptions{}); err != nil {
+		if _, err := e.Clientset.CoreV1().Secrets(ns).Create(e2eutil.Ctx(t), s, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	secrets, err := e.c.CoreV1().Secrets(ns).List(ctx(t), metav1.ListOptions{FieldSelector: "type=example.com/custom"})
+	secrets, err := e.Clientset.CoreV1().Secrets(ns).List(e2eutil.Ctx(t), metav1.ListOptions{FieldSelector: "type=example.com/custom"})
 	if err != nil || names(secrets.Items) != "custom" {
 		t.Errorf("secrets with type=example.com/custom = %s, %v", names(secrets.Items), err)
 	}
-	_, err = e.c.CoreV1().Secrets(ns).List(ctx(t), metav1.ListOptions{FieldSelector: "data=x"})
-	wantStatus(t, err, 400, metav1.StatusReasonBadRequest, "field label not supported: data")
+	_, err = e.Clientset.CoreV1().Secrets(ns).List(e2eutil.Ctx(t), metav1.ListOptions{FieldSelector: "data=x"})
+	e2eutil.WantStatus(t, err, 400, metav1.StatusReasonBadRequest, "field label not supported: data")
 
-	nsList, err := e.c.CoreV1().Namespaces().List(ctx(t), metav1.ListOptions{FieldSelector: "status.phase=Active,metadata.name=" + other})
+	nsList, err := e.Clientset.CoreV1().Namespaces().List(e2eutil.Ctx(t), metav1.ListOptions{FieldSelector: "status.phase=Active,metadata.name=" + other})
 	if err != nil || names(nsList.Items) != other {
 		t.Errorf("active namespace %s = %s, %v", other, names(nsList.Items), err)
 	}
-	_, err = e.c.CoreV1().Namespaces().List(ctx(t), metav1.ListOptions{FieldSelector: "metadata.namespace=x"})
-	wantStatus(t, err, 400, metav1.StatusReasonBadRequest, "field label not supported: metadata.namespace")
+	_, err = e.Clientset.CoreV1().Namespaces().List(e2eutil.Ctx(t), metav1.ListOptions{FieldSelector: "metadata.namespace=x"})
+	e2eutil.WantStatus(t, err, 400, metav1.StatusReasonBadRequest, "field label not supported: metadata.namespace")
 
 	for i, reason := range []string{"Started", "Killed", "Started"} {
 		ev := &corev1.Event{
-			ObjectMeta:     metav1.ObjectMeta{Name: unique("ev")},
+			ObjectMeta:     metav1.ObjectMeta{Name: e2eutil.Unique("ev")},
 			InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", Namespace: ns, Name: []string{"a", "a", "b"}[i]},
 			Reason:         reason, Message: "m", Type: corev1.EventTypeNormal,
 		}
-		if _, err := e.c.CoreV1().Events(ns).Create(ctx(t), ev, metav1.CreateOptions{}); err != nil {
+		if _, err := e.Clientset.CoreV1().Events(ns).Create(e2eutil.Ctx(t), ev, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	events, err := e.c.CoreV1().Events(ns).List(ctx(t), metav1.ListOptions{FieldSelector: "involvedObject.name=a,reason=Started"})
+	events, err := e.Clientset.CoreV1().Events(ns).List(e2eutil.Ctx(t), metav1.ListOptions{FieldSelector: "involvedObject.name=a,reason=Started"})
 	if err != nil || len(events.Items) != 1 || events.Items[0].InvolvedObject.Name != "a" || events.Items[0].Reason != "Started" {
 		t.Errorf("events of a with reason Started = %+v, %v", events.Items, err)
 	}
-	_, err = e.c.CoreV1().Events(ns).List(ctx(t), metav1.ListOptions{FieldSelector: "message=m"})
-	wantStatus(t, err, 400, metav1.StatusReasonBadRequest, "field label not supported: message")
+	_, err = e.Clientset.CoreV1().Events(ns).List(e2eutil.Ctx(t), metav1.ListOptions{FieldSelector: "message=m"})
+	e2eutil.WantStatus(t, err, 400, metav1.StatusReasonBadRequest, "field label not supported: message")
 }

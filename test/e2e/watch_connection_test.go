@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"context"
 	"fmt"
 	"strings"
@@ -24,18 +26,18 @@ import (
 // the others back, and drop it when the client resets it.
 func TestWatchesShareConnections(t *testing.T) {
 	const watchers = 300 // more than one connection's streams
-	e := start(t)
-	ns := e.namespace(t)
-	cms := e.c.CoreV1().ConfigMaps(ns)
-	list, err := cms.List(ctx(t), metav1.ListOptions{})
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	cms := e.Clientset.CoreV1().ConfigMaps(ns)
+	list, err := cms.List(e2eutil.Ctx(t), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A watch of the big config maps that is never read: after ~4 MB its
 	// stream's window is full and the server cannot write to it.
-	stuckCtx, unstick := context.WithCancel(ctx(t))
+	stuckCtx, unstick := context.WithCancel(e2eutil.Ctx(t))
 	defer unstick()
-	stuck, err := e.c.CoreV1().RESTClient().Get().Namespace(ns).Resource("configmaps").
+	stuck, err := e.Clientset.CoreV1().RESTClient().Get().Namespace(ns).Resource("configmaps").
 		Param("watch", "true").Param("resourceVersion", list.ResourceVersion).Param("labelSelector", "size=big").
 		Stream(stuckCtx)
 	if err != nil {
@@ -44,7 +46,7 @@ func TestWatchesShareConnections(t *testing.T) {
 	defer stuck.Close()
 	small := make([]watch.Interface, watchers)
 	for i := range small {
-		if small[i], err = cms.Watch(ctx(t), metav1.ListOptions{ResourceVersion: list.ResourceVersion, LabelSelector: "size=small"}); err != nil {
+		if small[i], err = cms.Watch(e2eutil.Ctx(t), metav1.ListOptions{ResourceVersion: list.ResourceVersion, LabelSelector: "size=small"}); err != nil {
 			t.Fatal(err)
 		}
 		defer small[i].Stop()
@@ -52,16 +54,16 @@ func TestWatchesShareConnections(t *testing.T) {
 
 	big := strings.Repeat("x", 900_000)
 	for i := range 6 {
-		createSized(t, e.c, ns, fmt.Sprintf("big-%d", i), "big", big)
+		createSized(t, e.Clientset, ns, fmt.Sprintf("big-%d", i), "big", big)
 	}
 	for i := range 5 {
-		createSized(t, e.c, ns, fmt.Sprintf("small-%d", i), "small", "")
+		createSized(t, e.Clientset, ns, fmt.Sprintf("small-%d", i), "small", "")
 	}
 	wantAllAdded(t, small, "small-", 0, 5)
 
 	// The client resets the stuck stream; the others go on.
 	unstick()
-	createSized(t, e.c, ns, "small-5", "small", "")
+	createSized(t, e.Clientset, ns, "small-5", "small", "")
 	wantAllAdded(t, small, "small-", 5, 6)
 }
 
@@ -82,7 +84,7 @@ func wantAllAdded(t *testing.T, ws []watch.Interface, prefix string, from, to in
 	t.Helper()
 	for i, w := range ws {
 		for n := from; n < to; n++ {
-			ev := nextEvent(t, w)
+			ev := e2eutil.NextEvent(t, w)
 			cm, ok := ev.Object.(*corev1.ConfigMap)
 			if want := fmt.Sprintf("%s%d", prefix, n); ev.Type != watch.Added || !ok || cm.Name != want {
 				t.Fatalf("watch %d: got %s %T, want ADDED %s", i, ev.Type, ev.Object, want)
@@ -104,7 +106,7 @@ func BenchmarkWatchFanOut250(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ns := fmt.Sprintf("bench-%d", nameSeq.Add(1))
+	ns := fmt.Sprintf("bench-%d", e2eutil.NameSeq.Add(1))
 	if _, err = c.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}

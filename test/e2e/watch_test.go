@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -20,31 +22,31 @@ import (
 )
 
 func TestWatchEvents(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
-	cms := e.c.CoreV1().ConfigMaps(ns)
-	list, err := cms.List(ctx(t), metav1.ListOptions{})
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	cms := e.Clientset.CoreV1().ConfigMaps(ns)
+	list, err := cms.List(e2eutil.Ctx(t), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := cms.Watch(ctx(t), metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	w, err := cms.Watch(e2eutil.Ctx(t), metav1.ListOptions{ResourceVersion: list.ResourceVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	sel, err := cms.Watch(ctx(t), metav1.ListOptions{ResourceVersion: list.ResourceVersion, LabelSelector: "sel=yes"})
+	sel, err := cms.Watch(e2eutil.Ctx(t), metav1.ListOptions{ResourceVersion: list.ResourceVersion, LabelSelector: "sel=yes"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sel.Stop()
 
-	created := e.configMap(t, ns, "a", map[string]string{"sel": "yes"})
+	created := e.ConfigMap(t, ns, "a", map[string]string{"sel": "yes"})
 	created.Labels["sel"] = "no"
-	updated, err := cms.Update(ctx(t), created, metav1.UpdateOptions{})
+	updated, err := cms.Update(e2eutil.Ctx(t), created, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cms.Delete(ctx(t), "a", metav1.DeleteOptions{}); err != nil {
+	if err := cms.Delete(e2eutil.Ctx(t), "a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	wantEvent(t, w, watch.Added, "a", created.ResourceVersion)
@@ -61,39 +63,39 @@ func TestWatchEvents(t *testing.T) {
 	}
 
 	// Without a resourceVersion a watch starts with the current objects.
-	e.configMap(t, ns, "b", nil)
-	fromNow, err := cms.Watch(ctx(t), metav1.ListOptions{})
+	e.ConfigMap(t, ns, "b", nil)
+	fromNow, err := cms.Watch(e2eutil.Ctx(t), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fromNow.Stop()
 	wantEvent(t, fromNow, watch.Added, "b", "")
-	fromAny, err := cms.Watch(ctx(t), metav1.ListOptions{ResourceVersion: "0"})
+	fromAny, err := cms.Watch(e2eutil.Ctx(t), metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fromAny.Stop()
 	wantEvent(t, fromAny, watch.Added, "b", "")
 	// A watch of one object by name.
-	one, err := cms.Watch(ctx(t), metav1.ListOptions{FieldSelector: "metadata.name=c"})
+	one, err := cms.Watch(e2eutil.Ctx(t), metav1.ListOptions{FieldSelector: "metadata.name=c"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer one.Stop()
-	e.configMap(t, ns, "d", nil)
-	e.configMap(t, ns, "c", nil)
+	e.ConfigMap(t, ns, "d", nil)
+	e.ConfigMap(t, ns, "c", nil)
 	wantEvent(t, one, watch.Added, "c", "")
 	wantEvent(t, fromNow, watch.Added, "d", "")
 }
 
 func TestWatchBookmarksAndInitialEvents(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
-	cms := e.c.CoreV1().ConfigMaps(ns)
-	a := e.configMap(t, ns, "a", nil)
-	e.configMap(t, ns, "b", nil)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	cms := e.Clientset.CoreV1().ConfigMaps(ns)
+	a := e.ConfigMap(t, ns, "a", nil)
+	e.ConfigMap(t, ns, "b", nil)
 
-	w, err := cms.Watch(ctx(t), metav1.ListOptions{
+	w, err := cms.Watch(e2eutil.Ctx(t), metav1.ListOptions{
 		SendInitialEvents: ptr.To(true), AllowWatchBookmarks: true,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, TimeoutSeconds: ptr.To[int64](5),
 	})
@@ -107,14 +109,14 @@ func TestWatchBookmarksAndInitialEvents(t *testing.T) {
 	if end.Annotations[metav1.InitialEventsAnnotationKey] != "true" || end.ResourceVersion == "" {
 		t.Fatalf("initial events end with %+v, want the %s bookmark", end.ObjectMeta, metav1.InitialEventsAnnotationKey)
 	}
-	e.configMap(t, ns, "c", nil)
+	e.ConfigMap(t, ns, "c", nil)
 	wantEvent(t, w, watch.Added, "c", "")
 	// Writes the watch does not select move the resourceVersion on: a
 	// watch that takes bookmarks learns it before it times out, so that
 	// its client resumes from there.
 	// A bookmark may come before that write too (the namespace's own
 	// writes move the resourceVersion on): skip those.
-	elsewhere := e.configMap(t, e.namespace(t), "elsewhere", nil)
+	elsewhere := e.ConfigMap(t, e.Namespace(t), "elsewhere", nil)
 	for {
 		progress := wantEvent(t, w, watch.Bookmark, "", "")
 		if progress.Annotations[metav1.InitialEventsAnnotationKey] != "" {
@@ -128,7 +130,7 @@ func TestWatchBookmarksAndInitialEvents(t *testing.T) {
 	}
 
 	// sendInitialEvents=false from a resourceVersion: only what follows.
-	later, err := cms.Watch(ctx(t), metav1.ListOptions{
+	later, err := cms.Watch(e2eutil.Ctx(t), metav1.ListOptions{
 		SendInitialEvents: ptr.To(false), ResourceVersion: end.ResourceVersion,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 	})
@@ -140,20 +142,20 @@ func TestWatchBookmarksAndInitialEvents(t *testing.T) {
 }
 
 func TestWatchExpiredAndTimeout(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
-	cms := e.c.CoreV1().ConfigMaps(ns)
-	old := e.configMap(t, ns, "a", nil)
-	e.configMap(t, ns, "b", nil)
-	e.configMap(t, ns, "c", nil)
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	cms := e.Clientset.CoreV1().ConfigMaps(ns)
+	old := e.ConfigMap(t, ns, "a", nil)
+	e.ConfigMap(t, ns, "b", nil)
+	e.ConfigMap(t, ns, "c", nil)
 	compacted := e.CompactEtcd(t) // the revision after old's is gone
 	s := expiredSoon(t, func() error {
-		w, err := cms.Watch(ctx(t), metav1.ListOptions{ResourceVersion: old.ResourceVersion})
+		w, err := cms.Watch(e2eutil.Ctx(t), metav1.ListOptions{ResourceVersion: old.ResourceVersion})
 		if err != nil {
 			return err
 		}
 		defer w.Stop()
-		ev := nextEvent(t, w)
+		ev := e2eutil.NextEvent(t, w)
 		if ev.Type != watch.Error {
 			return nil
 		}
@@ -174,7 +176,7 @@ func TestWatchExpiredAndTimeout(t *testing.T) {
 	}
 
 	begin := time.Now()
-	timed, err := cms.Watch(ctx(t), metav1.ListOptions{TimeoutSeconds: ptr.To[int64](1)})
+	timed, err := cms.Watch(e2eutil.Ctx(t), metav1.ListOptions{TimeoutSeconds: ptr.To[int64](1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,26 +191,12 @@ func TestWatchExpiredAndTimeout(t *testing.T) {
 // name and, unless empty, its resourceVersion.
 func wantEvent(t *testing.T, w watch.Interface, typ watch.EventType, name, rv string) *corev1.ConfigMap {
 	t.Helper()
-	ev := nextEvent(t, w)
+	ev := e2eutil.NextEvent(t, w)
 	cm, ok := ev.Object.(*corev1.ConfigMap)
 	if ev.Type != typ || !ok || cm.Name != name || (rv != "" && cm.ResourceVersion != rv) {
 		t.Fatalf("event = %s %+v, want %s %q at %q", ev.Type, ev.Object, typ, name, rv)
 	}
 	return cm
-}
-
-func nextEvent(t *testing.T, w watch.Interface) watch.Event {
-	t.Helper()
-	select {
-	case ev, ok := <-w.ResultChan():
-		if !ok {
-			t.Fatal("watch ended")
-		}
-		return ev
-	case <-time.After(20 * time.Second):
-		t.Fatal("no watch event within 20s")
-	}
-	panic("unreachable")
 }
 
 func rvNumber(t *testing.T, rv string) int64 {
@@ -225,36 +213,36 @@ func rvNumber(t *testing.T, rv string) int64 {
 // (the watch cache hands every watch the event's object shared, and each
 // wire format is encoded once).
 func TestWatchFormatsOfOneEvent(t *testing.T) {
-	e := start(t)
-	ns := e.namespace(t)
-	proto := e.clientWith(t, func(cfg *rest.Config) {
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	proto := e.ClientWith(t, func(cfg *rest.Config) {
 		cfg.ContentType, cfg.AcceptContentTypes = protobuf, protobuf
 	})
 	mc, err := metadata.NewForConfig(e.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := e.c.CoreV1().ConfigMaps(ns).List(ctx(t), metav1.ListOptions{})
+	list, err := e.Clientset.CoreV1().ConfigMaps(ns).List(e2eutil.Ctx(t), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	from := metav1.ListOptions{ResourceVersion: list.ResourceVersion}
 	var typed []watch.Interface
-	for _, c := range []kubernetes.Interface{e.c, e.c, proto, proto} {
-		w, err := c.CoreV1().ConfigMaps(ns).Watch(ctx(t), from)
+	for _, c := range []kubernetes.Interface{e.Clientset, e.Clientset, proto, proto} {
+		w, err := c.CoreV1().ConfigMaps(ns).Watch(e2eutil.Ctx(t), from)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer w.Stop()
 		typed = append(typed, w)
 	}
-	meta, err := mc.Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(ns).Watch(ctx(t), from)
+	meta, err := mc.Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(ns).Watch(e2eutil.Ctx(t), from)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer meta.Stop()
 
-	created := e.configMap(t, ns, "shared", map[string]string{"l": "v"})
+	created := e.ConfigMap(t, ns, "shared", map[string]string{"l": "v"})
 	for i, w := range typed {
 		got := wantEvent(t, w, watch.Added, "shared", created.ResourceVersion)
 		if got.Labels["l"] != "v" || got.Namespace != ns || got.UID != created.UID {
@@ -272,14 +260,14 @@ func TestWatchFormatsOfOneEvent(t *testing.T) {
 	}
 	// A Table watch from the same revision replays the event from the
 	// cache's history, and ends after a second.
-	table := e.do(t, http.MethodGet, "/api/v1/namespaces/"+ns+"/configmaps?watch=1&timeoutSeconds=1&resourceVersion="+list.ResourceVersion,
+	table := e.Do(t, http.MethodGet, "/api/v1/namespaces/"+ns+"/configmaps?watch=1&timeoutSeconds=1&resourceVersion="+list.ResourceVersion,
 		nil, "Accept", "application/json;as=Table;g=meta.k8s.io;v=v1")
 	var ev struct {
 		Type   string
 		Object metav1.Table
 	}
-	if err := json.NewDecoder(bytes.NewReader(table.body)).Decode(&ev); err != nil || table.code != 200 ||
+	if err := json.NewDecoder(bytes.NewReader(table.Body)).Decode(&ev); err != nil || table.Code != 200 ||
 		ev.Type != "ADDED" || ev.Object.Kind != "Table" || len(ev.Object.Rows) != 1 || ev.Object.Rows[0].Cells[0] != "shared" {
-		t.Errorf("Table watch = %d %v: %s", table.code, err, table.body)
+		t.Errorf("Table watch = %d %v: %s", table.Code, err, table.Body)
 	}
 }

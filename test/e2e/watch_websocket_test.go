@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
+
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
@@ -23,7 +25,7 @@ import (
 
 // dialWatch opens a WebSocket watch of path as a browser would: the
 // bearer token, if any, as a subprotocol beside base64.channel.k8s.io.
-func dialWatch(t *testing.T, e *env, path, accept, token string) (*websocket.Conn, error) {
+func dialWatch(t *testing.T, e *e2eutil.Env, path, accept, token string) (*websocket.Conn, error) {
 	t.Helper()
 	u, err := url.Parse(e.URL + path)
 	if err != nil {
@@ -60,8 +62,8 @@ func TestWatchWebSocket(t *testing.T) {
 	if err := os.WriteFile(tokens, []byte("tok-admin,admin,uid-admin,system:masters\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := start(t, "--token-auth-file", tokens)
-	ns := e.namespace(t)
+	e := e2eutil.Start(t, "--token-auth-file", tokens)
+	ns := e.Namespace(t)
 	path := "/api/v1/namespaces/" + ns + "/configmaps?watch=true"
 
 	jsonWS, err := dialWatch(t, e, path, "", "")
@@ -77,7 +79,7 @@ func TestWatchWebSocket(t *testing.T) {
 	if got := protoWS.Config().Protocol; len(got) != 1 || got[0] != "base64.channel.k8s.io" {
 		t.Errorf("negotiated subprotocols %q, want the token left out", got)
 	}
-	e.configMap(t, ns, "one", nil)
+	e.ConfigMap(t, ns, "one", nil)
 
 	var text string
 	deadline := time.Now().Add(time.Minute)
@@ -111,7 +113,7 @@ func TestWatchWebSocket(t *testing.T) {
 // TestWatchWebSocketRefused: a bad token subprotocol is 401 with kube's
 // reasons, and a token without another subprotocol to echo is refused.
 func TestWatchWebSocketRefused(t *testing.T) {
-	e := start(t)
+	e := e2eutil.Start(t)
 	path := "/api/v1/namespaces/default/configmaps?watch=true"
 	for name, protocols := range map[string][]string{
 		"bad encoding":   {"base64url.bearer.authorization.k8s.io.***", "base64.channel.k8s.io"},
@@ -139,7 +141,7 @@ func TestWatchWebSocketRefused(t *testing.T) {
 }
 
 // insecureTLS trusts the server's CA and presents no client certificate.
-func insecureTLS(t *testing.T, e *env) *tls.Config {
+func insecureTLS(t *testing.T, e *e2eutil.Env) *tls.Config {
 	t.Helper()
 	cfg, err := rest.TLSConfigFor(e.Config)
 	if err != nil {

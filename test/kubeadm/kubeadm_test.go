@@ -28,6 +28,7 @@ import (
 
 	"github.com/capstan-io/capstan/app"
 	"github.com/capstan-io/capstan/internal/testkit"
+	"github.com/capstan-io/capstan/internal/testpki"
 )
 
 // kubeadmFlags are the flags kubeadm v1.37.2's getAPIServerCommand
@@ -70,16 +71,16 @@ func kubeadmFlags(pki string, port int, etcdServer string) []string {
 // kubeadmPKI writes the certificates and keys kubeadm's certs phase makes,
 // by kubeadm's file names, and an admin client certificate.
 func kubeadmPKI(t *testing.T, pki string) {
-	ca := newCA(t, pki, "ca")
-	ca.issue(t, pki, "apiserver", leaf{cn: "kube-apiserver", server: true})
-	ca.issue(t, pki, "apiserver-kubelet-client", leaf{cn: "kube-apiserver-kubelet-client", orgs: []string{"kubeadm:cluster-admins"}, client: true})
-	ca.issue(t, pki, "admin", leaf{cn: "kubernetes-admin", orgs: []string{"system:masters"}, client: true})
-	fp := newCA(t, pki, "front-proxy-ca")
-	fp.issue(t, pki, "front-proxy-client", leaf{cn: "front-proxy-client", client: true})
-	etcdCA := newCA(t, filepath.Join(pki, "etcd"), "ca")
-	etcdCA.issue(t, filepath.Join(pki, "etcd"), "server", leaf{cn: "etcd-server", server: true, client: true})
-	etcdCA.issue(t, pki, "apiserver-etcd-client", leaf{cn: "kube-apiserver-etcd-client", client: true})
-	serviceAccountKeys(t, pki)
+	ca := testpki.NewCA(t, pki, "ca")
+	ca.Issue(t, pki, "apiserver", testpki.Leaf{CN: "kube-apiserver", Server: true})
+	ca.Issue(t, pki, "apiserver-kubelet-client", testpki.Leaf{CN: "kube-apiserver-kubelet-client", Orgs: []string{"kubeadm:cluster-admins"}, Client: true})
+	ca.Issue(t, pki, "admin", testpki.Leaf{CN: "kubernetes-admin", Orgs: []string{"system:masters"}, Client: true})
+	fp := testpki.NewCA(t, pki, "front-proxy-ca")
+	fp.Issue(t, pki, "front-proxy-client", testpki.Leaf{CN: "front-proxy-client", Client: true})
+	etcdCA := testpki.NewCA(t, filepath.Join(pki, "etcd"), "ca")
+	etcdCA.Issue(t, filepath.Join(pki, "etcd"), "server", testpki.Leaf{CN: "etcd-server", Server: true, Client: true})
+	etcdCA.Issue(t, pki, "apiserver-etcd-client", testpki.Leaf{CN: "kube-apiserver-etcd-client", Client: true})
+	testpki.ServiceAccountKeys(t, pki)
 }
 
 func TestKubeadmFlags(t *testing.T) {

@@ -53,3 +53,18 @@ func covers(ss, t corev1.Toleration) bool {
 	}
 	return false
 }
+
+// Whitelisted reports whether each of tolerations is covered by one of
+// whitelist; an empty whitelist allows any.
+func Whitelisted(tolerations, whitelist []corev1.Toleration) bool {
+next:
+	for _, t := range tolerations {
+		for _, w := range whitelist {
+			if covers(w, t) {
+				continue next
+			}
+		}
+		return len(whitelist) == 0
+	}
+	return true
+}

@@ -30,3 +30,25 @@ func TestMerge(t *testing.T) {
 		}
 	}
 }
+
+func TestWhitelisted(t *testing.T) {
+	a := corev1.Toleration{Key: "a", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	aEqual := corev1.Toleration{Key: "a", Operator: corev1.TolerationOpEqual, Value: "v", Effect: corev1.TaintEffectNoSchedule}
+	b := corev1.Toleration{Key: "b", Operator: corev1.TolerationOpExists}
+	anyNoExecute := corev1.Toleration{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}
+	for _, tc := range []struct {
+		name                   string
+		tolerations, whitelist []corev1.Toleration
+		want                   bool
+	}{
+		{"empty whitelist allows any", []corev1.Toleration{a, b}, nil, true},
+		{"no tolerations", nil, []corev1.Toleration{a}, true},
+		{"covered by a wider one", []corev1.Toleration{aEqual}, []corev1.Toleration{a}, true},
+		{"one not covered", []corev1.Toleration{a, b}, []corev1.Toleration{a, anyNoExecute}, false},
+		{"effect differs", []corev1.Toleration{{Key: "c", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}, []corev1.Toleration{anyNoExecute}, false},
+	} {
+		if got := Whitelisted(tc.tolerations, tc.whitelist); got != tc.want {
+			t.Errorf("%s: Whitelisted = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

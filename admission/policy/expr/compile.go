@@ -66,9 +66,15 @@ func (c *Compiler) Check(expression string, d Decls) *apiservercel.Error {
 func (c *Compiler) env(d Decls, stored bool) (*cel.Env, error) {
 	var set *environment.EnvSet
 	var err error
-	if c.variables == nil {
+	switch {
+	case c.variables == nil:
 		set, err = baseEnv(d)
-	} else if set = c.envs[d]; set == nil {
+	case len(c.variables.Fields) == 0 && c.typed == nil:
+		// No variable yet: the environment every such compiler shares.
+		set, err = noVariablesEnv(d)
+	case c.envs[d] != nil:
+		set = c.envs[d]
+	default:
 		// The variables type is shared by the environments and grows as
 		// variables are added: the type provider reads its fields when
 		// an expression is checked.

@@ -67,6 +67,31 @@ func baseEnv(d Decls) (*environment.EnvSet, error) {
 	return envs[d], envsErr
 }
 
+// noVariables are the environments of expressions of objects that have
+// no variables (most policies), with variables declared and empty: one
+// per Decls, shared, as an environment of its own costs each object
+// about a hundred kilobytes.
+var noVariables = struct {
+	sync.Mutex // guards envs
+	envs       map[Decls]*environment.EnvSet
+	variables  *apiservercel.DeclType
+}{envs: map[Decls]*environment.EnvSet{},
+	variables: apiservercel.NewObjectType(variablesTypeName, map[string]*apiservercel.DeclField{})}
+
+func noVariablesEnv(d Decls) (*environment.EnvSet, error) {
+	noVariables.Lock()
+	defer noVariables.Unlock()
+	if set := noVariables.envs[d]; set != nil {
+		return set, nil
+	}
+	set, err := extend(capcel.BaseEnvSet(), d, noVariables.variables, nil)
+	if err != nil {
+		return nil, err
+	}
+	noVariables.envs[d] = set
+	return set, nil
+}
+
 // Typed are the types of object (and oldObject) and params when known,
 // for type checking; nil types are dyn.
 type Typed struct {

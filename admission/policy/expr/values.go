@@ -1,12 +1,9 @@
 package expr
 
 import (
-	"encoding/json"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/authn"
@@ -14,7 +11,8 @@ import (
 
 // JSONValue is obj as expressions see it: its JSON form, numbers as
 // int64 where they are whole, with apiVersion and kind (gvk's when obj
-// does not say); nil for no object.
+// does not say); nil for no object. A typed object is converted field by
+// field, as kube converts it, not encoded and decoded.
 func JSONValue(obj runtime.Object, gvk schema.GroupVersionKind) (any, error) {
 	if obj == nil {
 		return nil, nil
@@ -22,12 +20,8 @@ func JSONValue(obj runtime.Object, gvk schema.GroupVersionKind) (any, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		return u.Object, nil
 	}
-	data, err := json.Marshal(obj)
+	v, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return nil, err
-	}
-	var v map[string]any
-	if err := utiljson.Unmarshal(data, &v); err != nil {
 		return nil, err
 	}
 	if v == nil {
@@ -44,6 +38,11 @@ func JSONValue(obj runtime.Object, gvk schema.GroupVersionKind) (any, error) {
 func RequestValue(a *admission.Attributes, user *authn.User, options any) map[string]any {
 	gvk := map[string]any{"group": a.Kind.Group, "version": a.Kind.Version, "kind": a.Kind.Kind}
 	gvr := map[string]any{"group": a.Resource.Group, "version": a.Resource.Version, "resource": a.Resource.Resource}
+	reqGVK, reqGVR := gvk, gvr
+	if r := a.Requested; r != nil {
+		reqGVK = map[string]any{"group": r.Kind.Group, "version": r.Kind.Version, "kind": r.Kind.Kind}
+		reqGVR = map[string]any{"group": r.Resource.Group, "version": r.Resource.Version, "resource": r.Resource.Resource}
+	}
 	userInfo := map[string]any{}
 	if user != nil {
 		groups := make([]any, len(user.Groups))
@@ -62,7 +61,7 @@ func RequestValue(a *admission.Attributes, user *authn.User, options any) map[st
 	}
 	return map[string]any{
 		"kind": gvk, "resource": gvr, "subResource": a.Subresource,
-		"requestKind": gvk, "requestResource": gvr, "requestSubResource": a.Subresource,
+		"requestKind": reqGVK, "requestResource": reqGVR, "requestSubResource": a.Subresource,
 		"name": a.Name, "namespace": a.Namespace, "operation": string(a.Operation),
 		"userInfo": userInfo, "dryRun": a.DryRun, "options": options,
 	}

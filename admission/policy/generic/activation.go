@@ -46,6 +46,27 @@ func BaseActivation(ctx context.Context, a *admission.Attributes, namespaces mat
 	return base, nil
 }
 
+// Activations are the base activations of one write, one per version
+// policies see it at (matchPolicy Equivalent), each made once.
+type Activations map[admission.Version]map[string]any
+
+// At is the base activation of the write a at version v.
+func (as Activations) At(ctx context.Context, a *admission.Attributes, v admission.Version, d Deps) (map[string]any, error) {
+	if base := as[v]; base != nil {
+		return base, nil
+	}
+	va, err := a.AsVersion(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	base, err := BaseActivation(ctx, va, d.Namespaces, d.Authz)
+	if err != nil {
+		return nil, err
+	}
+	as[v] = base
+	return base, nil
+}
+
 // Deps are what a policy plugin reads besides its policies: namespaces,
 // params, and the authorizer that answers the expressions' checks.
 type Deps struct {

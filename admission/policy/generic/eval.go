@@ -8,6 +8,7 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/interpreter"
 	arv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apiserver/pkg/cel/lazy"
 
@@ -53,24 +54,46 @@ func Compile(vars []arv1.Variable, conditions []arv1.MatchCondition, d expr.Decl
 var ErrBudget = errors.New("validation failed due to running out of cost budget, no further validation rules will be run")
 
 // Evaluation is one run of a policy's expressions on one input, within
-// one cost budget.
+// one cost budget. It is the expressions' activation: base's names, then
+// params and variables, without a copy of base per run.
 type Evaluation struct {
-	ctx        context.Context
-	activation map[string]any
-	budget     int64
+	ctx       context.Context
+	compiled  *Compiled
+	base      map[string]any
+	hasParams bool
+	param     any
+	variables *lazy.MapValue // made when an expression first uses it
+	budget    int64
 }
+
+var _ interpreter.Activation = (*Evaluation)(nil)
 
 // NewEvaluation binds base (object, oldObject, request, namespaceObject,
 // authorizer), params when the policy has them, and the variables of c,
 // each evaluated when first used.
 func (c *Compiled) NewEvaluation(ctx context.Context, base map[string]any, hasParams bool, param any, budget int64) *Evaluation {
-	e := &Evaluation{ctx: ctx, activation: make(map[string]any, len(base)+2), budget: budget}
-	for k, v := range base {
-		e.activation[k] = v
+	return &Evaluation{ctx: ctx, compiled: c, base: base, hasParams: hasParams, param: param, budget: budget}
+}
+
+// ResolveName is the value of a name the expressions use.
+func (e *Evaluation) ResolveName(name string) (any, bool) {
+	switch name {
+	case expr.VariablesVar:
+		if e.variables == nil {
+			e.variables = e.newVariables()
+		}
+		return e.variables, true
+	case expr.ParamsVar:
+		if e.hasParams {
+			return e.param, true
+		}
 	}
-	if hasParams {
-		e.activation[expr.ParamsVar] = param
-	}
+	v, ok := e.base[name]
+	return v, ok
+}
+
+func (e *Evaluation) newVariables() *lazy.MapValue {
+	c := e.compiled
 	vars := lazy.NewMapValue(c.Compiler.VariablesType().CelType())
 	for _, v := range c.Variables {
 		vars.Append(v.Name, func(*lazy.MapValue) ref.Val {
@@ -81,16 +104,18 @@ func (c *Compiled) NewEvaluation(ctx context.Context, base map[string]any, hasPa
 			return val
 		})
 	}
-	e.activation[expr.VariablesVar] = vars
-	return e
+	return vars
 }
+
+// Parent: an Evaluation has none.
+func (e *Evaluation) Parent() interpreter.Activation { return nil }
 
 // Eval evaluates p, charging its cost to the budget.
 func (e *Evaluation) Eval(p Program) (ref.Val, error) {
 	if e.budget < 0 {
 		return nil, ErrBudget
 	}
-	val, details, err := p.Prog.ContextEval(e.ctx, e.activation)
+	val, details, err := p.Prog.ContextEval(e.ctx, e)
 	if details != nil && details.ActualCost() != nil {
 		e.budget -= int64(*details.ActualCost())
 	}

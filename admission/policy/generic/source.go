@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strconv"
 	"sync"
 
+	arv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/admission/match"
 )
 
 // Kind says how to read one kind of policy and its bindings: P the
@@ -22,36 +25,80 @@ type Kind[P, B metav1.Object, C any] struct {
 	Informers func(factory informers.SharedInformerFactory) (policies, bindings cache.SharedIndexInformer)
 	// PolicyName is the policy a binding binds.
 	PolicyName func(B) string
-	// Compile compiles a policy; it is called once per resourceVersion.
+	// MatchResources are a binding's match resources, nil for all.
+	MatchResources func(B) *arv1.MatchResources
+	// Compile compiles a policy; it is called once per generation.
 	Compile func(P) C
 }
 
 // Bound is a compiled policy with its bindings, by name.
 type Bound[B any, C any] struct {
 	Policy   C
-	Bindings []B
+	Bindings []*Binding[B]
 }
 
-// Source keeps the policies of one kind, compiled once per version, with
+// Binding is a binding with its match resources compiled.
+type Binding[B any] struct {
+	Binding B
+	match   *Matcher
+	err     error // why the match resources do not compile
+}
+
+// Matches applies the binding's match resources to the write: nil ones
+// match everything; ones that do not compile are an error.
+func (b *Binding[B]) Matches(ctx context.Context, a *admission.Attributes, namespaces match.NamespaceGetter) (bool, error) {
+	if b.err != nil {
+		return false, b.err
+	}
+	return b.match.Matches(ctx, a, namespaces, false)
+}
+
+// Source keeps the policies of one kind, compiled once per generation, with
 // their bindings: policies by name, each policy's bindings by name. A
 // policy without bindings is left out: it does nothing.
 type Source[P, B metav1.Object, C any] struct {
-	kind   Kind[P, B, C]
-	synced chan struct{}
+	kind       Kind[P, B, C]
+	synced     chan struct{}
+	syncedOnce sync.Once
 
 	mu       sync.RWMutex // guards the fields below
 	bound    []Bound[B, C]
-	compiled map[types.UID]compiled[C]
+	policies versions[C]
+	bindings versions[*Binding[B]]
 }
 
-type compiled[C any] struct {
-	resourceVersion string
-	policy          C
+// versions are what each object compiled to, with the version of the
+// object it was compiled from.
+type versions[T any] map[types.UID]compiled[T]
+
+type compiled[T any] struct {
+	version string
+	value   T
+}
+
+// of is what o, at version, compiles to: the old compilation when o is
+// still at the version it was compiled from.
+func (old versions[T]) of(o metav1.Object, version string, compile func() T) compiled[T] {
+	c, ok := old[o.GetUID()]
+	if !ok || c.version != version {
+		c = compiled[T]{version: version, value: compile()}
+	}
+	return c
+}
+
+// generation is the version of a policy's spec: its generation, which
+// a write of its status (the type checking kube's controller records)
+// leaves as it is; its resourceVersion where it has none.
+func generation(o metav1.Object) string {
+	if g := o.GetGeneration(); g > 0 {
+		return strconv.FormatInt(g, 10)
+	}
+	return "rv:" + o.GetResourceVersion()
 }
 
 // NewSource returns an empty source; Run fills it.
 func NewSource[P, B metav1.Object, C any](kind Kind[P, B, C]) *Source[P, B, C] {
-	return &Source[P, B, C]{kind: kind, synced: make(chan struct{}), compiled: map[types.UID]compiled[C]{}}
+	return &Source[P, B, C]{kind: kind, synced: make(chan struct{})}
 }
 
 // Run lists and watches policies and bindings through client until ctx ends.
@@ -77,8 +124,16 @@ func (s *Source[P, B, C]) Run(ctx context.Context, client kubernetes.Interface) 
 		}
 	}
 	changed(nil)
-	close(s.synced)
+	s.syncedOnce.Do(func() { close(s.synced) })
 	return nil
+}
+
+// Set makes ps and bs the source's policies and bindings, as if its
+// informers had listed them: for tests and benchmarks of a plugin without
+// a server.
+func (s *Source[P, B, C]) Set(ps []P, bs []B) {
+	s.rebuild(ps, bs)
+	s.syncedOnce.Do(func() { close(s.synced) })
 }
 
 func listOf[T metav1.Object](inf cache.SharedIndexInformer) []T {
@@ -93,28 +148,31 @@ func listOf[T metav1.Object](inf cache.SharedIndexInformer) []T {
 }
 
 func (s *Source[P, B, C]) rebuild(ps []P, bs []B) {
-	byPolicy := map[string][]B{}
-	for _, b := range bs {
-		name := s.kind.PolicyName(b)
-		byPolicy[name] = append(byPolicy[name], b)
-	}
 	s.mu.RLock()
-	old := s.compiled
+	oldPolicies, oldBindings := s.policies, s.bindings
 	s.mu.RUnlock()
-	next := make(map[types.UID]compiled[C], len(ps))
+	bindings := make(versions[*Binding[B]], len(bs))
+	byPolicy := map[string][]*Binding[B]{}
+	for _, b := range bs {
+		c := oldBindings.of(b, b.GetResourceVersion(), func() *Binding[B] {
+			m, err := CompileMatch(s.kind.MatchResources(b))
+			return &Binding[B]{Binding: b, match: m, err: err}
+		})
+		bindings[b.GetUID()] = c
+		name := s.kind.PolicyName(b)
+		byPolicy[name] = append(byPolicy[name], c.value)
+	}
+	policies := make(versions[C], len(ps))
 	var bound []Bound[B, C]
 	for _, p := range ps {
-		c, ok := old[p.GetUID()]
-		if !ok || c.resourceVersion != p.GetResourceVersion() {
-			c = compiled[C]{resourceVersion: p.GetResourceVersion(), policy: s.kind.Compile(p)}
-		}
-		next[p.GetUID()] = c
+		c := oldPolicies.of(p, generation(p), func() C { return s.kind.Compile(p) })
+		policies[p.GetUID()] = c
 		if b := byPolicy[p.GetName()]; len(b) > 0 {
-			bound = append(bound, Bound[B, C]{c.policy, b})
+			bound = append(bound, Bound[B, C]{c.value, b})
 		}
 	}
 	s.mu.Lock()
-	s.bound, s.compiled = bound, next
+	s.bound, s.policies, s.bindings = bound, policies, bindings
 	s.mu.Unlock()
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/capstan-io/capstan/admission/policy/generic"
 )
 
-// policy is a MutatingAdmissionPolicy compiled once per version.
+// policy is a MutatingAdmissionPolicy compiled once per generation.
 type policy struct {
 	name      string
 	failOpen  bool // failurePolicy Ignore
@@ -74,7 +74,7 @@ func (p *policy) compile(spec *arv1.MutatingAdmissionPolicySpec) error {
 	return nil
 }
 
-// Source keeps the policies, compiled once per version, with their
+// Source keeps the policies, compiled once per generation, with their
 // bindings.
 type Source = generic.Source[*arv1.MutatingAdmissionPolicy, *arv1.MutatingAdmissionPolicyBinding, *policy]
 
@@ -85,7 +85,8 @@ func NewSource() *Source {
 			v1 := f.Admissionregistration().V1()
 			return v1.MutatingAdmissionPolicies().Informer(), v1.MutatingAdmissionPolicyBindings().Informer()
 		},
-		PolicyName: func(b *arv1.MutatingAdmissionPolicyBinding) string { return b.Spec.PolicyName },
-		Compile:    compilePolicy,
+		PolicyName:     func(b *arv1.MutatingAdmissionPolicyBinding) string { return b.Spec.PolicyName },
+		MatchResources: func(b *arv1.MutatingAdmissionPolicyBinding) *arv1.MatchResources { return b.Spec.MatchResources },
+		Compile:        compilePolicy,
 	})
 }

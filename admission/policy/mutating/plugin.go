@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/admission/match"
 	"github.com/capstan-io/capstan/admission/policy/generic"
 )
 
@@ -47,7 +48,7 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 	if err != nil || len(bound) == 0 {
 		return err
 	}
-	r := &run{plugin: p, a: a}
+	r := &run{plugin: p, a: a, namespaces: match.Memo(p.Namespaces)}
 	r.state, r.again = a.Begin(PluginName)
 	defer r.state.SetOutput(a.Object)
 	for _, b := range bound {

@@ -12,6 +12,7 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/admission/match"
 	"github.com/capstan-io/capstan/admission/policy/expr"
 	"github.com/capstan-io/capstan/admission/policy/generic"
 )
@@ -20,12 +21,19 @@ import (
 type run struct {
 	plugin *Plugin
 	a      *admission.Attributes
-	state  *admission.PluginReinvocation
-	again  bool // the chain's second run
-	// base is the activation every policy sees, its object kept current
-	// as mutations change it; made when a policy first matches.
+	// namespaces reads the write's namespace once for every policy.
+	namespaces match.NamespaceGetter
+	state      *admission.PluginReinvocation
+	again      bool // the chain's second run
+	// base is the activation the policies see, its object kept current
+	// as mutations change it; made when a policy first matches, and again
+	// when one sees the write at another version.
 	base map[string]any
-	errs []policyError
+	// view is the write as base shows it: a, or its conversion to version
+	// (matchPolicy Equivalent).
+	view    *admission.Attributes
+	version admission.Version
+	errs    []policyError
 }
 
 func (r *run) fail(pol *policy, binding string, err error, reason metav1.StatusReason) {
@@ -35,9 +43,9 @@ func (r *run) fail(pol *policy, binding string, err error, reason metav1.StatusR
 // policy runs one policy for each of its bindings that select the write;
 // what it returns ends the admission (a status error), what it records
 // in r.errs its failure policy decides.
-func (r *run) policy(ctx context.Context, pol *policy, bindings []*arv1.MutatingAdmissionPolicyBinding) error {
+func (r *run) policy(ctx context.Context, pol *policy, bindings []*generic.Binding[*arv1.MutatingAdmissionPolicyBinding]) error {
 	p := r.plugin
-	ok, err := pol.match.Matches(ctx, r.a, p.Namespaces, true)
+	v, ok, err := pol.match.MatchVersion(ctx, r.a, r.namespaces, true)
 	if err == nil && ok && pol.err != nil {
 		err = pol.err
 	}
@@ -48,8 +56,9 @@ func (r *run) policy(ctx context.Context, pol *policy, bindings []*arv1.Mutating
 	if !ok {
 		return nil
 	}
-	for _, b := range bindings {
-		ok, err := generic.BindingMatches(ctx, b.Spec.MatchResources, r.a, p.Namespaces)
+	for _, binding := range bindings {
+		b := binding.Binding
+		ok, err := binding.Matches(ctx, r.a, r.namespaces)
 		var params []any
 		if err == nil && ok {
 			params, err = generic.CollectParams(ctx, p.Params, pol.paramKind, b.Spec.ParamRef, r.a.Namespace)
@@ -59,7 +68,7 @@ func (r *run) policy(ctx context.Context, pol *policy, bindings []*arv1.Mutating
 			continue
 		}
 		for _, param := range params {
-			if err := r.invoke(ctx, pol, b.Name, param); err != nil {
+			if err := r.invoke(ctx, pol, v, b.Name, param); err != nil {
 				return err
 			}
 		}
@@ -69,17 +78,13 @@ func (r *run) policy(ctx context.Context, pol *policy, bindings []*arv1.Mutating
 
 // invoke runs a policy's mutations for one binding and param, if its
 // match conditions hold.
-func (r *run) invoke(ctx context.Context, pol *policy, binding string, param any) error {
-	if r.base == nil {
-		base, err := generic.BaseActivation(ctx, r.a, r.plugin.Namespaces, r.plugin.Authz)
-		if err != nil {
-			var status apierrors.APIStatus
-			if errors.As(err, &status) {
-				return err
-			}
-			return apierrors.NewInternalError(err)
+func (r *run) invoke(ctx context.Context, pol *policy, v admission.Version, binding string, param any) error {
+	if err := r.baseAt(ctx, v); err != nil {
+		var status apierrors.APIStatus
+		if errors.As(err, &status) {
+			return err
 		}
-		r.base = base
+		return apierrors.NewInternalError(err)
 	}
 	hasParams := pol.paramKind != nil
 	ok, err := pol.MatchConditions(pol.NewEvaluation(ctx, r.base, hasParams, param, celconfig.RuntimeCELCostBudgetMatchConditions))
@@ -117,6 +122,23 @@ func (r *run) invoke(ctx context.Context, pol *policy, binding string, param any
 	return nil
 }
 
+// baseAt makes r.base the activation of the write at version v.
+func (r *run) baseAt(ctx context.Context, v admission.Version) error {
+	if r.base != nil && r.version == v {
+		return nil
+	}
+	view, err := r.a.AsVersion(ctx, v)
+	if err != nil {
+		return err
+	}
+	base, err := generic.BaseActivation(ctx, view, r.namespaces, r.plugin.Authz)
+	if err != nil {
+		return err
+	}
+	r.base, r.view, r.version = base, view, v
+	return nil
+}
+
 // mutate evaluates one mutation on the object as it is now and puts the
 // result in the write's object; it reports whether the object changed.
 // Each mutation has a cost budget of its own, as in kube.
@@ -128,17 +150,17 @@ func (r *run) mutate(ctx context.Context, pol *policy, m mutation, param any) (b
 	}
 	var data []byte
 	if m.apply {
-		data, err = applyConfiguration(r.a.Types, obj, r.a.Kind, val)
+		data, err = applyConfiguration(r.view.Types, obj, r.view.Kind, val)
 	} else {
 		data, err = jsonPatch(obj, val)
 	}
 	if err != nil {
 		return false, err
 	}
-	if err := r.a.ReplaceObject(data); err != nil {
+	if err := r.view.ReplaceJSON(ctx, data); err != nil {
 		return false, apierrors.NewInternalError(err)
 	}
-	now, err := expr.JSONValue(r.a.Object, r.a.Kind)
+	now, err := expr.JSONValue(r.view.Object, r.view.Kind)
 	if err != nil {
 		return false, apierrors.NewInternalError(err)
 	}

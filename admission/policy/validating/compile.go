@@ -9,7 +9,7 @@ import (
 	"github.com/capstan-io/capstan/admission/policy/generic"
 )
 
-// policy is a ValidatingAdmissionPolicy compiled once per version.
+// policy is a ValidatingAdmissionPolicy compiled once per generation.
 type policy struct {
 	name      string
 	failOpen  bool // failurePolicy Ignore

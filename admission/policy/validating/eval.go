@@ -63,9 +63,9 @@ func valueString(v ref.Val) (string, bool) {
 }
 
 // auditAnnotations evaluates the audit annotations: key to value, null
-// and empty values left out.
+// and empty values left out; nil without any.
 func (p *policy) auditAnnotations(e *generic.Evaluation) (map[string]string, error) {
-	out := map[string]string{}
+	var out map[string]string
 	for _, a := range p.annotations {
 		val, err := e.Eval(a)
 		if err != nil {
@@ -75,6 +75,9 @@ func (p *policy) auditAnnotations(e *generic.Evaluation) (map[string]string, err
 			s = strings.TrimSpace(s)
 			if len(s) > maxAuditAnnotationValueLength {
 				s = s[:maxAuditAnnotationValueLength]
+			}
+			if out == nil {
+				out = map[string]string{}
 			}
 			out[a.Name] = s
 		}

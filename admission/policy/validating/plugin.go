@@ -19,6 +19,7 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/admission/match"
 	"github.com/capstan-io/capstan/admission/policy/generic"
 	"github.com/capstan-io/capstan/audit"
 	"github.com/capstan-io/capstan/warning"
@@ -59,11 +60,13 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if err != nil || len(bound) == 0 {
 		return err
 	}
-	var base map[string]any
+	deps := p.Deps
+	deps.Namespaces = match.Memo(p.Namespaces)
+	bases := generic.Activations{}
 	var denials, audits []denial
 	for _, b := range bound {
 		bp := b.Policy
-		ok, err := bp.match.Matches(ctx, a, p.Namespaces, true)
+		v, ok, err := bp.match.MatchVersion(ctx, a, deps.Namespaces, true)
 		if err != nil || !ok {
 			if err != nil && !bp.failOpen {
 				denials = append(denials, denial{decision: decision{message: "failed to configure policy: " + err.Error()}, policy: bp.name})
@@ -76,13 +79,12 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 			}
 			continue
 		}
-		if base == nil {
-			if base, err = generic.BaseActivation(ctx, a, p.Namespaces, p.Authz); err != nil {
-				return apierrors.NewInternalError(err)
-			}
+		base, err := bases.At(ctx, a, v, deps)
+		if err != nil {
+			return apierrors.NewInternalError(err)
 		}
 		for _, binding := range b.Bindings {
-			d, au := p.runBinding(ctx, bp, binding, a, base)
+			d, au := p.runBinding(ctx, deps, bp, binding, a, base)
 			denials, audits = append(denials, d...), append(audits, au...)
 		}
 	}
@@ -95,14 +97,15 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 
 // runBinding runs a policy for one binding: what it denies, and what it
 // only audits. Warnings go out at once.
-func (p *Plugin) runBinding(ctx context.Context, pol *policy, b *arv1.ValidatingAdmissionPolicyBinding, a *admission.Attributes, base map[string]any) (denials, audits []denial) {
+func (p *Plugin) runBinding(ctx context.Context, deps generic.Deps, pol *policy, binding *generic.Binding[*arv1.ValidatingAdmissionPolicyBinding], a *admission.Attributes, base map[string]any) (denials, audits []denial) {
+	b := binding.Binding
 	configError := func(err error) []denial {
 		if pol.failOpen {
 			return nil
 		}
 		return []denial{{decision: decision{message: "failed to configure binding: " + err.Error()}, policy: pol.name, binding: b.Name}}
 	}
-	ok, err := generic.BindingMatches(ctx, b.Spec.MatchResources, a, p.Namespaces)
+	ok, err := binding.Matches(ctx, a, deps.Namespaces)
 	if err != nil {
 		return configError(err), nil
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/capstan-io/capstan/admission/policy/generic"
 )
 
-// Source keeps the policies, compiled once per version, with their
+// Source keeps the policies, compiled once per generation, with their
 // bindings.
 type Source = generic.Source[*arv1.ValidatingAdmissionPolicy, *arv1.ValidatingAdmissionPolicyBinding, *policy]
 
@@ -21,7 +21,8 @@ func NewSource() *Source {
 			v1 := f.Admissionregistration().V1()
 			return v1.ValidatingAdmissionPolicies().Informer(), v1.ValidatingAdmissionPolicyBindings().Informer()
 		},
-		PolicyName: func(b *arv1.ValidatingAdmissionPolicyBinding) string { return b.Spec.PolicyName },
-		Compile:    compilePolicy,
+		PolicyName:     func(b *arv1.ValidatingAdmissionPolicyBinding) string { return b.Spec.PolicyName },
+		MatchResources: func(b *arv1.ValidatingAdmissionPolicyBinding) *arv1.MatchResources { return b.Spec.MatchResources },
+		Compile:        compilePolicy,
 	})
 }

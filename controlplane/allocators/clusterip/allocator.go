@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/capstan-io/capstan/apis/core"
 	"github.com/capstan-io/capstan/apis/networking"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/registry/rest"
 )
 
@@ -83,13 +85,20 @@ func (a *Allocator) Allocate(ctx context.Context, svc *corev1.Service, ip net.IP
 	if err != nil {
 		return err
 	}
-	if !slices.ContainsFunc(ranges, func(r ipRange) bool { return r.contains(addr) }) {
+	i := slices.IndexFunc(ranges, func(r ipRange) bool { return r.contains(addr) })
+	if i < 0 {
 		return ErrMismatchedNetwork
 	}
 	if dryRun {
 		return nil
 	}
-	return a.create(ctx, addr, svc)
+	start := time.Now()
+	err = a.create(ctx, addr, svc)
+	metrics.ClusterIPAllocation(ranges[i].prefix.String(), "static", start, err)
+	if err == nil {
+		a.recordUsage(ctx, ranges[i])
+	}
+	return err
 }
 
 // AllocateNext reserves a free IP of family for svc: in each ready
@@ -112,16 +121,38 @@ func (a *Allocator) AllocateNext(ctx context.Context, svc *corev1.Service, famil
 		return nil, err
 	}
 	for _, r := range ranges {
+		start := time.Now()
 		addr, err := a.allocateIn(ctx, r, used, svc)
+		metrics.ClusterIPAllocation(r.prefix.String(), "dynamic", start, err)
 		if errors.Is(err, core.ErrIPRangeFull) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
+		used[addr] = true
+		setUsage(r, used)
 		return net.IP(addr.AsSlice()), nil
 	}
 	return nil, core.ErrIPRangeFull
+}
+
+// recordUsage sets the usage gauges of r from the stored IPAddresses.
+func (a *Allocator) recordUsage(ctx context.Context, r ipRange) {
+	if used, err := a.used(ctx); err == nil {
+		setUsage(r, used)
+	}
+}
+
+// setUsage sets the usage gauges of r, whose addresses in used are taken.
+func setUsage(r ipRange, used map[netip.Addr]bool) {
+	n := 0
+	for addr := range used {
+		if r.contains(addr) {
+			n++
+		}
+	}
+	metrics.ClusterIPUsage(r.prefix.String(), float64(n), float64(r.size)-float64(n))
 }
 
 // allocateIn tries the addresses of r not in used, upper band first.
@@ -171,11 +202,26 @@ func (a *Allocator) Release(ctx context.Context, ip net.IP) error {
 	if !ok {
 		return fmt.Errorf("invalid IP %v", ip)
 	}
-	_, _, err := a.ips.Delete(ctx, addr.Unmap().String(), nil, &metav1.DeleteOptions{})
+	addr = addr.Unmap()
+	_, _, err := a.ips.Delete(ctx, addr.String(), nil, &metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
+	if err == nil {
+		a.releaseUsage(ctx, addr)
+	}
 	return err
+}
+
+// releaseUsage sets the usage gauges of the range addr was released from.
+func (a *Allocator) releaseUsage(ctx context.Context, addr netip.Addr) {
+	ranges, err := a.ranges(ctx, familyOf(addr))
+	if err != nil {
+		return
+	}
+	if i := slices.IndexFunc(ranges, func(r ipRange) bool { return r.contains(addr) }); i >= 0 {
+		a.recordUsage(ctx, ranges[i])
+	}
 }
 
 // used is the set of addresses with an IPAddress, whoever made it.

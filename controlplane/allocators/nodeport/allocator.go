@@ -18,6 +18,7 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/capstan-io/capstan/apis/core"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/storage"
 )
 
@@ -71,15 +72,18 @@ func (a *Allocator) Range() utilnet.PortRange { return a.ports }
 // Allocate reserves port.
 func (a *Allocator) Allocate(ctx context.Context, port int) error {
 	if !a.ports.Contains(port) {
+		metrics.NodePortAllocation("static", ErrAllocated)
 		return &ErrNotInRange{ValidPorts: a.ports.String()}
 	}
-	return a.update(ctx, func(bits *big.Int) error {
+	err := a.update(ctx, func(bits *big.Int) error {
 		if bits.Bit(port-a.ports.Base) == 1 {
 			return ErrAllocated
 		}
 		bits.SetBit(bits, port-a.ports.Base, 1)
 		return nil
 	})
+	metrics.NodePortAllocation("static", err)
+	return err
 }
 
 // AllocateNext reserves a free port: from a random place in the upper
@@ -95,6 +99,7 @@ func (a *Allocator) AllocateNext(ctx context.Context) (int, error) {
 		port = a.ports.Base + offset
 		return nil
 	})
+	metrics.NodePortAllocation("dynamic", err)
 	return port, err
 }
 
@@ -154,8 +159,10 @@ func (a *Allocator) Has(ctx context.Context, port int) (bool, error) {
 	return bits.Bit(port-a.ports.Base) == 1, nil
 }
 
-// update changes the stored bitmap with fn, retrying on conflicts.
+// update changes the stored bitmap with fn, retrying on conflicts, and
+// sets the usage gauges from what it wrote.
 func (a *Allocator) update(ctx context.Context, fn func(bits *big.Int) error) error {
+	allocated := 0
 	try := func(in runtime.Object, res storage.ResponseMeta) (runtime.Object, *uint64, error) {
 		if res.ResourceVersion == 0 {
 			return nil, nil, errNotInitialized
@@ -169,9 +176,14 @@ func (a *Allocator) update(ctx context.Context, fn func(bits *big.Int) error) er
 			return nil, nil, err
 		}
 		ra.Range, ra.Data = a.ports.String(), bits.Bytes()
+		allocated = popCount(bits)
 		return ra, nil, nil
 	}
-	return a.storage.GuaranteedUpdate(ctx, Key, &corev1.RangeAllocation{}, true, nil, try, nil)
+	err := a.storage.GuaranteedUpdate(ctx, Key, &corev1.RangeAllocation{}, true, nil, try, nil)
+	if err == nil {
+		metrics.NodePortUsage(allocated, a.ports.Size-allocated)
+	}
+	return err
 }
 
 // bitmapOf reads the bitmap of ra. One of another range (the flag changed

@@ -62,8 +62,10 @@ func BenchmarkGraphMemory(b *testing.B) {
 		rctx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() { defer close(done); c.Run(rctx, 1) }()
-		for garbagecollector.GraphNodes(c) < objects {
-			time.Sleep(50 * time.Millisecond)
+		for deadline := time.Now().Add(5 * time.Minute); garbagecollector.GraphNodes(c) < objects; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				b.Fatalf("the graph has %d nodes after 5 minutes, want %d", garbagecollector.GraphNodes(c), objects)
+			}
 		}
 		time.Sleep(time.Second) // the last events of other resources
 		after := liveHeap()

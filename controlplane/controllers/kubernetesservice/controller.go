@@ -44,10 +44,13 @@ type Config struct {
 	PublicIP   net.IP
 	PublicPort int
 	// Leases stores the servers' leases, keys under /masterleases.
-	Leases   storage.Interface
-	Interval time.Duration // between reconciliations; 10s in kube
-	LeaseTTL time.Duration // 15s in kube
-	Logger   *slog.Logger
+	Leases storage.Interface
+	// NoEndpoints leaves the endpoints to others
+	// (--endpoint-reconciler-type=none).
+	NoEndpoints bool
+	Interval    time.Duration // between reconciliations; 10s in kube
+	LeaseTTL    time.Duration // 15s in kube
+	Logger      *slog.Logger
 }
 
 // Controller keeps the kubernetes Service and its endpoints.
@@ -58,8 +61,12 @@ type Controller struct {
 // New returns a controller.
 func New(c Config) *Controller { return &Controller{Config: c} }
 
-// KeepsEndpoints reports whether this server's address may be an endpoint.
+// KeepsEndpoints reports whether this server keeps its address in the
+// endpoints: its reconciler is on and its address may be an endpoint.
 func (c *Controller) KeepsEndpoints() bool {
+	if c.NoEndpoints {
+		return false
+	}
 	ip := c.PublicIP
 	return ip != nil && !ip.IsUnspecified() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast() && !ip.IsLinkLocalMulticast()
 }

@@ -1,8 +1,9 @@
 // Package resourcequota is kube-controller-manager's resourcequota
 // controller, in-process: it keeps each ResourceQuota's status.hard equal
 // to its spec and status.used equal to what the namespace's objects
-// consume, recounted when the quota changes and every resync period (which
-// also returns what deleted objects held).
+// consume, recounted when the quota changes, when an object it charges is
+// deleted (or a pod finishes: replenish.go, watches.go), and every resync
+// period.
 package resourcequota
 
 import (
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	coreinformers "k8s.io/client-go/informers/core/v1"
@@ -44,6 +46,10 @@ type Controller struct {
 	informer cache.SharedIndexInformer
 	mapper   *restmapper.DeferredDiscoveryRESTMapper
 	queue    workqueue.TypedRateLimitingInterface[string]
+	// replenishing watch the objects quotas charge, to recount at once
+	// when one goes; dynamic, those of other resources quotas count.
+	replenishing []cache.SharedIndexInformer
+	dynamic      *watches
 }
 
 // New returns the controller; Run starts it.
@@ -62,10 +68,19 @@ func New(cfg Config) (*Controller, error) {
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
 	}
+	c.dynamic = newWatches(c)
 	_, err := c.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueue,
+		AddFunc: func(obj any) {
+			c.enqueue(obj)
+			c.dynamic.changed()
+		},
 		UpdateFunc: c.updated,
+		DeleteFunc: c.deleted,
 	})
+	if err != nil {
+		return nil, err
+	}
+	c.replenishing, err = c.replenishers()
 	return c, err
 }
 
@@ -80,7 +95,17 @@ func (c *Controller) updated(old, obj any) {
 	if ok1 && ok2 && equalLists(o.Spec.Hard, q.Spec.Hard) && equalLists(q.Status.Hard, q.Spec.Hard) {
 		return
 	}
+	if !ok1 || !ok2 || !equalLists(o.Spec.Hard, q.Spec.Hard) {
+		c.dynamic.changed()
+	}
 	c.enqueue(obj)
+}
+
+// deleted recounts the namespace's quotas that count quotas, and lets the
+// watches of resources only the deleted quota counted go.
+func (c *Controller) deleted(obj any) {
+	c.replenishDeleted(schema.GroupResource{Resource: "resourcequotas"}, obj)
+	c.dynamic.changed()
 }
 
 func (c *Controller) enqueue(obj any) {
@@ -97,15 +122,16 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { c.resync(ctx) })
+	wg.Go(func() { c.dynamic.run(ctx) })
 	workloop.Run(ctx, c.queue, workers, workloop.Worker(c.queue, c.sync, func(key string, err error) {
 		c.cfg.Logger.Debug("recount failed", "quota", key, "err", err)
 		// A resource may have come or gone since discovery was read.
 		c.mapper.Reset()
-	}), c.informer)
+	}), append([]cache.SharedIndexInformer{c.informer}, c.replenishing...)...)
 }
 
 // resync enqueues every quota each period: the recount is what returns
-// the usage of objects deleted since.
+// the usage of deleted objects no informer watches, and corrects drift.
 func (c *Controller) resync(ctx context.Context) {
 	ticker := time.NewTicker(c.cfg.Resync)
 	defer ticker.Stop()
@@ -117,6 +143,7 @@ func (c *Controller) resync(ctx context.Context) {
 			for _, obj := range c.informer.GetStore().List() {
 				c.enqueue(obj)
 			}
+			c.dynamic.changed()
 		}
 	}
 }
@@ -131,6 +158,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
+	c.dynamic.follow(q)
 	if equalLists(q.Status.Hard, q.Spec.Hard) && equalLists(q.Status.Used, used) {
 		return nil
 	}

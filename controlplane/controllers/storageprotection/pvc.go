@@ -1,9 +1,13 @@
-// Package storageprotection is kube-controller-manager's pvc-protection
-// and pv-protection controllers, in-process: they keep the protection
-// finalizers (which StorageObjectInUseProtection gives new objects) on
-// claims and volumes, and remove them from one being deleted once nothing
-// uses it: a claim once no pod on a node mounts it, a volume once it is no
-// longer bound.
+// Package storageprotection is kube-controller-manager's pvc-protection,
+// pv-protection and volumeattributesclass-protection controllers,
+// in-process: they keep the protection finalizers (which
+// StorageObjectInUseProtection gives new objects) on claims, volumes and
+// VolumeAttributesClasses, and remove them from one being deleted once
+// nothing uses it: a claim once no pod on a node mounts it, a volume once
+// it is no longer bound, a class once no claim or volume names it. The
+// pvc-protection loop also keeps a bound claim's Unused condition, as
+// kube's does with its PersistentVolumeClaimUnusedSinceTime gate (beta, on
+// in v1.37).
 package storageprotection
 
 import (
@@ -83,7 +87,7 @@ func (c *Claims) Run(ctx context.Context, workers int) {
 
 func (c *Claims) claimChanged(obj any) {
 	pvc, ok := obj.(*corev1.PersistentVolumeClaim)
-	if ok && (needsFinalizer(pvc, storageprotection.PVCFinalizer) || deletionCandidate(pvc, storageprotection.PVCFinalizer)) {
+	if ok && (unusedCondition(pvc) == nil || needsFinalizer(pvc, storageprotection.PVCFinalizer) || deletionCandidate(pvc, storageprotection.PVCFinalizer)) {
 		c.queue.Add(pvc.Namespace + "/" + pvc.Name)
 	}
 }
@@ -106,8 +110,13 @@ func (c *Claims) sync(ctx context.Context, key string) error {
 		return err
 	}
 	pvc := obj.(*corev1.PersistentVolumeClaim)
+	if pvc.DeletionTimestamp == nil && pvc.Status.Phase == corev1.ClaimBound {
+		if pvc, err = c.markUnused(ctx, pvc); err != nil {
+			return err
+		}
+	}
 	if deletionCandidate(pvc, storageprotection.PVCFinalizer) {
-		used, err := c.inUse(ctx, pvc)
+		used, err := c.inUse(ctx, pvc, holdsClaim)
 		if err != nil || used {
 			return err
 		}
@@ -126,14 +135,14 @@ func (c *Claims) sync(ctx context.Context, key string) error {
 }
 
 // inUse asks the pod cache, then (as the cache may lag behind a pod just
-// made) the API, whether a pod on a node uses the claim.
-func (c *Claims) inUse(ctx context.Context, pvc *corev1.PersistentVolumeClaim) (bool, error) {
+// made) the API, whether a pod uses the claim by the test uses.
+func (c *Claims) inUse(ctx context.Context, pvc *corev1.PersistentVolumeClaim, uses func(*corev1.Pod, *corev1.PersistentVolumeClaim) bool) (bool, error) {
 	objs, err := c.pods.GetIndexer().ByIndex(podClaimIndex, pvc.Namespace+"/"+pvc.Name)
 	if err != nil {
 		return false, err
 	}
 	for _, obj := range objs {
-		if usesClaim(obj.(*corev1.Pod), pvc) {
+		if uses(obj.(*corev1.Pod), pvc) {
 			return true, nil
 		}
 	}
@@ -142,17 +151,17 @@ func (c *Claims) inUse(ctx context.Context, pvc *corev1.PersistentVolumeClaim) (
 		return false, err
 	}
 	for i := range pods.Items {
-		if usesClaim(&pods.Items[i], pvc) {
+		if uses(&pods.Items[i], pvc) {
 			return true, nil
 		}
 	}
 	return false, nil
 }
 
-// usesClaim is kube's test of a pod holding a claim against deletion: the
+// holdsClaim is kube's test of a pod holding a claim against deletion: the
 // pod is on a node and mounts the claim, or its generic ephemeral volume
 // is the claim (the pod owns it) and the pod has not been shut down.
-func usesClaim(pod *corev1.Pod, pvc *corev1.PersistentVolumeClaim) bool {
+func holdsClaim(pod *corev1.Pod, pvc *corev1.PersistentVolumeClaim) bool {
 	if pod.Spec.NodeName == "" {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	svmv1 "k8s.io/api/storagemigration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +24,7 @@ const (
 	reasonFailed    = "StorageVersionMigrationFailed"
 	msgCompleted    = "Migration completed"
 	pageSize        = 500
+	resolveGrace    = time.Minute
 )
 
 // migrate runs one migration: it records the resource version the
@@ -32,6 +34,13 @@ const (
 func (c *Controller) migrate(ctx context.Context, svm *svmv1.StorageVersionMigration) error {
 	gvr, gvk, err := c.resolve(svm.Spec.Resource)
 	if err != nil {
+		// As kube's controller, give discovery a minute from the
+		// migration's creation to learn the resource (a CRD just made)
+		// before failing it.
+		if wait := time.Until(svm.CreationTimestamp.Add(resolveGrace)); wait > 0 {
+			c.queue.AddAfter(svm.Name, wait)
+			return nil
+		}
 		return c.finish(ctx, svm, svmv1.MigrationFailed, reasonFailed, err.Error())
 	}
 	client := c.cfg.Dynamic.Resource(gvr)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	kmsapi "k8s.io/kms/apis/v2"
 
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/storage/value"
 	"github.com/capstan-io/capstan/storage/value/encrypt"
 )
@@ -168,7 +169,10 @@ func (p *Provider) rotateOnKeyIDChange(ctx context.Context, keyID string) error 
 // newSeed makes a random seed and has the plugin encrypt it.
 func (p *Provider) newSeed(ctx context.Context) (*writeState, error) {
 	seed := make([]byte, encrypt.SeedSize)
-	if _, err := rand.Read(seed); err != nil {
+	start := time.Now()
+	_, err := rand.Read(seed)
+	metrics.DataKeyGeneration(start, err)
+	if err != nil {
 		return nil, err
 	}
 	t, err := encrypt.NewHKDFGCM(seed)
@@ -237,6 +241,7 @@ func (p *Provider) TransformFromStorage(ctx context.Context, data, ad []byte) ([
 	key := cacheKey(o)
 	t := p.reads.get(key)
 	if t == nil {
+		metrics.EnvelopeCacheMiss()
 		source, err := p.svc.Decrypt(ctx, string(uuid.NewUUID()), &kmsapi.DecryptRequest{
 			Ciphertext: o.EncryptedDEKSource, KeyId: o.KeyID, Annotations: o.Annotations,
 		})

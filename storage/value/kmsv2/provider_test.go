@@ -11,6 +11,7 @@ import (
 	kmsapi "k8s.io/kms/apis/v2"
 
 	"github.com/capstan-io/capstan/internal/kmstest"
+	"github.com/capstan-io/capstan/metrics"
 )
 
 // direct calls a test plugin without gRPC.
@@ -147,9 +148,13 @@ func TestProviderReadCache(t *testing.T) {
 	ctx := context.Background()
 	plugin := startPlugin(t)
 	clk := newClock()
+	generated := sampleCount(t, "apiserver_storage_data_key_generation_duration_seconds")
 	writer := newProvider("test", direct{plugin}, clk.Now, nil)
 	if err := writer.Check(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if n := sampleCount(t, "apiserver_storage_data_key_generation_duration_seconds") - generated; n < 1 {
+		t.Errorf("a new seed counted %v data key generations", n)
 	}
 	var values [][]byte
 	for range 5 {
@@ -163,7 +168,7 @@ func TestProviderReadCache(t *testing.T) {
 	if err := reader.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
-	before := plugin.Decrypts.Load()
+	before, misses := plugin.Decrypts.Load(), sampleCount(t, "apiserver_storage_envelope_transformation_cache_misses_total")
 	for _, v := range values {
 		if _, _, err := reader.TransformFromStorage(ctx, v, ad); err != nil {
 			t.Fatal(err)
@@ -171,6 +176,9 @@ func TestProviderReadCache(t *testing.T) {
 	}
 	if n := plugin.Decrypts.Load() - before; n != 1 {
 		t.Fatalf("%d Decrypt calls for one DEK source", n)
+	}
+	if n := sampleCount(t, "apiserver_storage_envelope_transformation_cache_misses_total") - misses; n != 1 {
+		t.Errorf("%v cache misses counted for one DEK source", n)
 	}
 	if _, _, err := reader.TransformFromStorage(ctx, values[0], []byte("/registry/secrets/default/other")); err == nil {
 		t.Fatal("read under another etcd key")
@@ -185,6 +193,28 @@ func TestProviderReadCache(t *testing.T) {
 			t.Fatalf("a value changed at %d read as %q", i, out)
 		}
 	}
+}
+
+// sampleCount is the value of the counter family, or the sample count
+// of the histogram family, in capstan's metrics.
+func sampleCount(t *testing.T, family string) float64 {
+	t.Helper()
+	mfs, err := metrics.Gatherer().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != family {
+			continue
+		}
+		for _, m := range mf.Metric {
+			if m.Histogram != nil {
+				return float64(m.Histogram.GetSampleCount())
+			}
+			return m.Counter.GetValue()
+		}
+	}
+	return 0
 }
 
 func TestEncryptedObject(t *testing.T) {

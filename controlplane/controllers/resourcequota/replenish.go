@@ -1,0 +1,77 @@
+package resourcequota
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/tools/cache"
+)
+
+// replenished are the resources whose deletes give usage back at once, as
+// kube's controller replenishes: pods (also when they finish) through a
+// typed informer, the other core resources quotas name by metadata only.
+// Objects of other resources (count/<resource>.<group>) are given back
+// through the watches quotas that count them start (watches.go).
+var replenished = []schema.GroupResource{{Resource: "services"}, {Resource: "persistentvolumeclaims"},
+	{Resource: "configmaps"}, {Resource: "secrets"}, {Resource: "replicationcontrollers"}}
+
+// replenishers are the informers that enqueue the quotas of a namespace
+// an object left, or whose pod finished.
+func (c *Controller) replenishers() ([]cache.SharedIndexInformer, error) {
+	pods := coreinformers.NewPodInformer(c.cfg.Client, "", 0, cache.Indexers{})
+	podGR := schema.GroupResource{Resource: "pods"}
+	_, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(old, obj any) {
+			o, ok1 := old.(*corev1.Pod)
+			p, ok2 := obj.(*corev1.Pod)
+			if ok1 && ok2 && !finished(o) && finished(p) {
+				c.replenish(podGR, p.Namespace)
+			}
+		},
+		DeleteFunc: func(obj any) { c.replenishDeleted(podGR, obj) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := []cache.SharedIndexInformer{pods}
+	for _, gr := range replenished {
+		inf := metadatainformer.NewFilteredMetadataInformer(c.cfg.Metadata, gr.WithVersion("v1"), "", 0, cache.Indexers{}, nil).Informer()
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) { c.replenishDeleted(gr, obj) }}); err != nil {
+			return nil, err
+		}
+		out = append(out, inf)
+	}
+	return out, nil
+}
+
+func finished(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// replenishDeleted replenishes the namespace of a deleted object (or of
+// the last state an informer knew of it).
+func (c *Controller) replenishDeleted(gr schema.GroupResource, obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	if m, ok := obj.(interface{ GetNamespace() string }); ok {
+		c.replenish(gr, m.GetNamespace())
+	}
+}
+
+// replenish recounts the namespace's quotas that charge objects of gr.
+func (c *Controller) replenish(gr schema.GroupResource, namespace string) {
+	for _, obj := range c.informer.GetStore().List() {
+		q, ok := obj.(*corev1.ResourceQuota)
+		if !ok || q.Namespace != namespace {
+			continue
+		}
+		for _, r := range resourcesOf(q.Spec.Hard) {
+			if r == gr {
+				c.enqueue(q)
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,39 @@
+package metrics
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// kube-aggregator's availability families: each APIService's last
+// availability check (1: unavailable), and how often each became
+// unavailable, by the reason of its Available condition.
+var (
+	unavailableAPIService = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "aggregator_unavailable_apiservice",
+		Help: "Gauge of APIServices which are marked as unavailable broken down by APIService name.",
+	}, []string{"name"})
+	unavailableAPIServiceTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "aggregator_unavailable_apiservice_total",
+		Help: "Counter of APIServices which are marked as unavailable broken down by APIService name and reason.",
+	}, []string{"name", "reason"})
+)
+
+func init() { register(unavailableAPIService, unavailableAPIServiceTotal) }
+
+// APIServiceAvailability records an availability check of the APIService
+// name: available now or not, and, when it was available before and is
+// not now, one more of reason.
+func APIServiceAvailability(name string, wasAvailable, available bool, reason string) {
+	v := 1.0
+	if available {
+		v = 0
+	}
+	unavailableAPIService.WithLabelValues(name).Set(v)
+	if wasAvailable && !available {
+		if reason == "" {
+			reason = "UnknownReason"
+		}
+		unavailableAPIServiceTotal.WithLabelValues(name, reason).Inc()
+	}
+}
+
+// ForgetAPIService drops the gauge of a deleted APIService.
+func ForgetAPIService(name string) { unavailableAPIService.DeleteLabelValues(name) }
