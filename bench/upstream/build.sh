@@ -16,5 +16,5 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 mkdir -p bin
 start=$(date +%s)
-GOFLAGS=-p=1 nice -n 19 go build -p 1 -ldflags "$ldflags" -o bin/ ./cmd/kube-apiserver ./cmd/etcd
+GOFLAGS=-p=${JOBS:-1} nice -n 19 go build -p ${JOBS:-1} -ldflags "$ldflags" -o bin/ ./cmd/kube-apiserver ./cmd/etcd
 echo "build.sh: built bin/kube-apiserver bin/etcd in $(( $(date +%s) - start ))s" >&2

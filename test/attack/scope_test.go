@@ -1,8 +1,14 @@
 package attack
 
 import (
+	"context"
 	"net/http"
 	"testing"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,6 +78,18 @@ func TestCustomResourceScopes(t *testing.T) {
 	bobCfg := s.RESTConfig()
 	bobCfg.Impersonate.UserName = "bob"
 	bob := httpClient(t, bobCfg)
+	// RBAC reads roles and bindings from its informers, as kube's does:
+	// wait until bob's rights are in force before trying them.
+	bobClient := kubernetes.NewForConfigOrDie(bobCfg)
+	err := wait.PollUntilContextTimeout(ctx(t), 50*time.Millisecond, 30*time.Second, true, func(c context.Context) (bool, error) {
+		r, err := bobClient.AuthorizationV1().SelfSubjectAccessReviews().Create(c, &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: "team", Verb: "get", Group: "scope.example.com", Resource: "gadgets"}}}, metav1.CreateOptions{})
+		return err == nil && r.Status.Allowed, nil
+	})
+	if err != nil {
+		t.Fatalf("bob's role in team never took effect: %v", err)
+	}
 	const base = "/apis/scope.example.com/v1"
 	for _, tc := range []struct {
 		who, method, path string

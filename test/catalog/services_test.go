@@ -138,14 +138,19 @@ func TestServiceClusterIPs(t *testing.T) {
 		t.Errorf("IPAddress of a belongs to %s", parent)
 	}
 
+	// The explicit IPs below avoid the one a was given at random.
+	ipB, ipBad := "10.0.0.50", "10.0.0.60"
+	if a.Spec.ClusterIP == ipB || a.Spec.ClusterIP == ipBad {
+		ipB, ipBad = "10.0.0.70", "10.0.0.80"
+	}
 	explicit := func(name, ip string) *corev1.Service {
 		return service(name, func(s *corev1.Service) { s.Spec.ClusterIP = ip })
 	}
-	if b := createService(t, c, explicit("b", "10.0.0.50")); b.Spec.ClusterIP != "10.0.0.50" {
+	if b := createService(t, c, explicit("b", ipB)); b.Spec.ClusterIP != ipB {
 		t.Fatalf("explicit IP: %s", b.Spec.ClusterIP)
 	}
-	_, err = c.CoreV1().Services("default").Create(ctx, explicit("dup", "10.0.0.50"), metav1.CreateOptions{})
-	assertMessage(t, err, `spec.clusterIPs: Invalid value: ["10.0.0.50"]: failed to allocate IP 10.0.0.50: provided IP is already allocated`)
+	_, err = c.CoreV1().Services("default").Create(ctx, explicit("dup", ipB), metav1.CreateOptions{})
+	assertMessage(t, err, `spec.clusterIPs: Invalid value: ["`+ipB+`"]: failed to allocate IP `+ipB+`: provided IP is already allocated`)
 	_, err = c.CoreV1().Services("default").Create(ctx, explicit("out", "10.1.0.5"), metav1.CreateOptions{})
 	assertMessage(t, err, "failed to allocate IP 10.1.0.5: the provided network does not match the current range")
 
@@ -153,17 +158,17 @@ func TestServiceClusterIPs(t *testing.T) {
 	if err := c.CoreV1().Services("default").Delete(ctx, "b", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.NetworkingV1().IPAddresses().Get(ctx, "10.0.0.50", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := c.NetworkingV1().IPAddresses().Get(ctx, ipB, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("IPAddress after delete: %v", err)
 	}
-	createService(t, c, explicit("b2", "10.0.0.50"))
+	createService(t, c, explicit("b2", ipB))
 
 	// A failed create releases what it allocated.
-	bad := explicit("bad", "10.0.0.60")
+	bad := explicit("bad", ipBad)
 	bad.Spec.Ports = append(bad.Spec.Ports, corev1.ServicePort{Port: 81})
 	_, err = c.CoreV1().Services("default").Create(ctx, bad, metav1.CreateOptions{})
 	assertInvalid(t, err, "spec.ports[0].name")
-	if _, err := c.NetworkingV1().IPAddresses().Get(ctx, "10.0.0.60", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := c.NetworkingV1().IPAddresses().Get(ctx, ipBad, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("IPAddress of a failed create: %v", err)
 	}
 
@@ -178,7 +183,7 @@ func TestServiceClusterIPs(t *testing.T) {
 		t.Fatalf("dry run allocated: %d IPAddresses, then %d", len(before.Items), len(after.Items))
 	}
 
-	list, err := c.CoreV1().Services("default").List(ctx, metav1.ListOptions{FieldSelector: "spec.clusterIP=10.0.0.50"})
+	list, err := c.CoreV1().Services("default").List(ctx, metav1.ListOptions{FieldSelector: "spec.clusterIP="+ipB})
 	if err != nil || len(list.Items) != 1 || list.Items[0].Name != "b2" {
 		t.Fatalf("field selector spec.clusterIP: %v %v", list, err)
 	}
