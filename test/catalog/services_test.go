@@ -183,7 +183,7 @@ func TestServiceClusterIPs(t *testing.T) {
 		t.Fatalf("dry run allocated: %d IPAddresses, then %d", len(before.Items), len(after.Items))
 	}
 
-	list, err := c.CoreV1().Services("default").List(ctx, metav1.ListOptions{FieldSelector: "spec.clusterIP="+ipB})
+	list, err := c.CoreV1().Services("default").List(ctx, metav1.ListOptions{FieldSelector: "spec.clusterIP=" + ipB})
 	if err != nil || len(list.Items) != 1 || list.Items[0].Name != "b2" {
 		t.Fatalf("field selector spec.clusterIP: %v %v", list, err)
 	}
