@@ -50,18 +50,42 @@ func init() {
 // request, else "success" and the user, its name bounded as kube bounds
 // it.
 func Authentication(start time.Time, ok bool, err error, user string) {
-	result := "success"
+	k := authnKey{result: "success"}
 	switch {
 	case err != nil:
-		result = "error"
+		k.result = "error"
 	case !ok:
-		result = "failure"
+		k.result = "failure"
 	default:
-		authenticatedUsers.WithLabelValues(compressUsername(user)).Inc()
+		k.user = compressUsername(user)
 	}
-	authenticationAttempts.WithLabelValues(result).Inc()
-	authenticationDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
+	a := authentications.get(k)
+	if a.user != nil {
+		a.user.Inc()
+	}
+	a.attempts.Inc()
+	a.duration.Observe(time.Since(start).Seconds())
 }
+
+// authnKey is an authentication's result and, on success, its bounded
+// user name.
+type authnKey struct{ result, user string }
+
+type authnSeries struct {
+	user, attempts prometheus.Counter // user is nil unless the result is success
+	duration       prometheus.Observer
+}
+
+var authentications = newSeriesCache(func(k authnKey) authnSeries {
+	a := authnSeries{
+		attempts: authenticationAttempts.WithLabelValues(k.result),
+		duration: authenticationDuration.WithLabelValues(k.result),
+	}
+	if k.result == "success" {
+		a.user = authenticatedUsers.WithLabelValues(k.user)
+	}
+	return a
+})
 
 // ClientCertificateExpiration records the remaining lifetime of a
 // request's client certificate, before it is verified.
@@ -85,6 +109,16 @@ func compressUsername(name string) string {
 // Authorization records one authorization decision started at start:
 // "allowed", "denied", "no-opinion" or "error".
 func Authorization(start time.Time, result string) {
-	authorizationAttempts.WithLabelValues(result).Inc()
-	authorizationDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
+	a := authorizations.get(result)
+	a.attempts.Inc()
+	a.duration.Observe(time.Since(start).Seconds())
 }
+
+type authzSeries struct {
+	attempts prometheus.Counter
+	duration prometheus.Observer
+}
+
+var authorizations = newSeriesCache(func(result string) authzSeries {
+	return authzSeries{authorizationAttempts.WithLabelValues(result), authorizationDuration.WithLabelValues(result)}
+})

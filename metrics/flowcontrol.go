@@ -81,18 +81,40 @@ func FlowRejected(level, schema, reason string, arrived time.Time) {
 // execution (a watch: its initial stage) ends.
 func FlowExecuting(level, schema string, seats int, arrived time.Time) (done func()) {
 	now := time.Now()
-	apfDispatched.WithLabelValues(level, schema).Inc()
-	apfWait.WithLabelValues(level, schema, "true").Observe(now.Sub(arrived).Seconds())
-	apfSeats.WithLabelValues(level, schema).Observe(float64(seats))
-	executing, seatGauge := apfExecuting.WithLabelValues(level, schema), apfExecutingSeats.WithLabelValues(level, schema)
-	executing.Inc()
-	seatGauge.Add(float64(seats))
+	f := flows.get(flowKey{level, schema})
+	f.dispatched.Inc()
+	f.wait.Observe(now.Sub(arrived).Seconds())
+	f.seats.Observe(float64(seats))
+	f.executing.Inc()
+	f.executingSeats.Add(float64(seats))
 	return func() {
-		executing.Dec()
-		seatGauge.Sub(float64(seats))
-		apfExecution.WithLabelValues(level, schema, "regular").Observe(time.Since(now).Seconds())
+		f.executing.Dec()
+		f.executingSeats.Sub(float64(seats))
+		f.execution.Observe(time.Since(now).Seconds())
 	}
 }
+
+// flowKey is a priority level and flow schema: bounded by the
+// configuration objects, which capstan never forgets series of.
+type flowKey struct{ level, schema string }
+
+// flowSeries are the dispatch series of one level and schema.
+type flowSeries struct {
+	dispatched                prometheus.Counter
+	wait, seats, execution    prometheus.Observer
+	executing, executingSeats prometheus.Gauge
+}
+
+var flows = newSeriesCache(func(k flowKey) *flowSeries {
+	return &flowSeries{
+		dispatched:     apfDispatched.WithLabelValues(k.level, k.schema),
+		wait:           apfWait.WithLabelValues(k.level, k.schema, "true"),
+		seats:          apfSeats.WithLabelValues(k.level, k.schema),
+		execution:      apfExecution.WithLabelValues(k.level, k.schema, "regular"),
+		executing:      apfExecuting.WithLabelValues(k.level, k.schema),
+		executingSeats: apfExecutingSeats.WithLabelValues(k.level, k.schema),
+	}
+})
 
 // FlowLevel records a level's limits after a rebalance, and the demand
 // for its seats over the period that ended (relative to its nominal

@@ -3,8 +3,11 @@ package metrics
 import (
 	"context"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/capstan-io/capstan/request"
 )
@@ -116,17 +119,50 @@ func (rq *Request) Done(r *http.Request, contentType string, info *request.Info,
 		return
 	}
 	elapsed := time.Since(rq.start)
-	requestTotal.WithLabelValues(l.Verb, l.DryRun, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, l.Component, codeLabel(code)).Inc()
-	requestDuration.WithLabelValues(l.Verb, l.DryRun, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, l.Component).Observe(elapsed.Seconds())
-	fieldValidationDuration.WithLabelValues(fieldValidationLabel(r.URL))
-	if l.DryRun == "" {
+	route := routes.get(*l)
+	route.totals.get(code).Inc()
+	route.duration.Observe(elapsed.Seconds())
+	fieldValidations.get(fieldValidationLabel(r.URL))
+	if route.sli != nil {
 		sli := elapsed - time.Duration(rq.excluded.Load())
-		requestSLIDuration.WithLabelValues(l.Verb, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, l.Component).Observe(sli.Seconds())
+		route.sli.Observe(sli.Seconds())
 	}
 	if info.Verb == "get" || info.Verb == "list" {
-		responseSizes.WithLabelValues(l.Verb, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, l.Component).Observe(float64(size))
+		route.sizes().Observe(float64(size))
 	}
 	if rq.self.Load() {
 		selfRequests.WithLabelValues(l.Verb, l.Group, l.Resource, l.Subresource).Inc()
 	}
 }
+
+// routeSeries are the series of the request families that one route's
+// labels select: looked up once per route, not once per request.
+type routeSeries struct {
+	duration prometheus.Observer
+	sli      prometheus.Observer // nil for dry runs, which kube's SLI leaves out
+	sizes    func() prometheus.Observer
+	totals   *seriesCache[int, prometheus.Counter] // by code
+}
+
+var routes = newSeriesCache(func(l Labels) *routeSeries {
+	rs := &routeSeries{
+		duration: requestDuration.WithLabelValues(l.Verb, l.DryRun, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, l.Component),
+		// Only GETs and LISTs have a response size series, as in kube.
+		sizes: sync.OnceValue(func() prometheus.Observer {
+			return responseSizes.WithLabelValues(l.Verb, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, l.Component)
+		}),
+		totals: newSeriesCache(func(code int) prometheus.Counter {
+			return requestTotal.WithLabelValues(l.Verb, l.DryRun, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, l.Component, codeLabel(code))
+		}),
+	}
+	if l.DryRun == "" {
+		rs.sli = requestSLIDuration.WithLabelValues(l.Verb, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, l.Component)
+	}
+	return rs
+})
+
+// fieldValidations makes the field validation series a request's
+// fieldValidation parameter selects (kube's family has them, unobserved).
+var fieldValidations = newSeriesCache(func(v string) prometheus.Observer {
+	return fieldValidationDuration.WithLabelValues(v)
+})
