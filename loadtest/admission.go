@@ -60,7 +60,10 @@ func (r *runner) admission(ctx context.Context, ns string, res *Result) error {
 		createConfigMaps(ctx, r.client.Kube, pns, "adm", n, c, r.cfg.ObjectBytes, rec, p.op)
 		ops = append(ops, rec.Ops(time.Since(start))...)
 		cleanup()
-		_ = r.client.Kube.CoreV1().Namespaces().Delete(ctx, pns, metav1.DeleteOptions{})
+		// The namespaces go at the end: capstan's namespace loop would
+		// otherwise empty this one during the next phase, and kube's
+		// (in kube-controller-manager, not running here) never would.
+		defer r.client.Kube.CoreV1().Namespaces().Delete(ctx, pns, metav1.DeleteOptions{}) //nolint:errcheck
 		if err := errorOf(ctx, rec); err != nil {
 			res.Ops = ops
 			return fmt.Errorf("%s: %w", p.op, err)
