@@ -92,11 +92,8 @@ else
   go build -o "$WORK/capstan" ./cmd/capstan
   CAPSTAN="$WORK/capstan"
 fi
-CAPSTAN_FLAGS=(--bind-address=127.0.0.1)
-# Authorize like kube (RBAC; the tool's user is in system:masters) once capstan can.
-if "$CAPSTAN" --help 2>&1 | grep -q -- '--authorization-mode'; then
-  CAPSTAN_FLAGS+=(--authorization-mode=RBAC)
-fi
+# Authorize like kube (RBAC; the tool's user is in system:masters).
+CAPSTAN_FLAGS=(--bind-address=127.0.0.1 --authorization-mode=RBAC)
 
 run_embedded() { # workloads json [name]: capstan with its embedded etcd, in fresh data dirs name-{run}
   local port; port="$(free_port)"

@@ -2,6 +2,7 @@ package resourcequota
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/metadata/metadatainformer"
@@ -20,6 +21,17 @@ var replenished = []schema.GroupResource{{Resource: "services"}, {Resource: "per
 // an object left, or whose pod finished.
 func (c *Controller) replenishers() ([]cache.SharedIndexInformer, error) {
 	pods := coreinformers.NewPodInformer(c.cfg.Client, "", 0, cache.Indexers{})
+	// Only the phase matters here (and the name and namespace): the rest
+	// of every pod of the cluster need not stay in memory.
+	_ = pods.SetTransform(func(obj any) (any, error) {
+		if p, ok := obj.(*corev1.Pod); ok {
+			return &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion},
+				Status:     corev1.PodStatus{Phase: p.Status.Phase},
+			}, nil
+		}
+		return obj, nil
+	})
 	podGR := schema.GroupResource{Resource: "pods"}
 	_, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(old, obj any) {
@@ -36,13 +48,30 @@ func (c *Controller) replenishers() ([]cache.SharedIndexInformer, error) {
 	}
 	out := []cache.SharedIndexInformer{pods}
 	for _, gr := range replenished {
-		inf := metadatainformer.NewFilteredMetadataInformer(c.cfg.Metadata, gr.WithVersion("v1"), "", 0, cache.Indexers{}, nil).Informer()
+		inf := c.deletesInformer(gr.WithVersion("v1"))
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) { c.replenishDeleted(gr, obj) }}); err != nil {
 			return nil, err
 		}
 		out = append(out, inf)
 	}
 	return out, nil
+}
+
+// deletesInformer is a metadata informer of gvr that keeps, of each
+// object, only the name and namespace a delete needs: a full
+// PartialObjectMetadata (managed fields included) of every config map and
+// secret of the cluster was a third of a filled server's heap.
+func (c *Controller) deletesInformer(gvr schema.GroupVersionResource) cache.SharedIndexInformer {
+	inf := metadatainformer.NewFilteredMetadataInformer(c.cfg.Metadata, gvr, "", 0, cache.Indexers{}, nil).Informer()
+	_ = inf.SetTransform(func(obj any) (any, error) {
+		if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
+			return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+				Name: m.Name, Namespace: m.Namespace, ResourceVersion: m.ResourceVersion,
+			}}, nil
+		}
+		return obj, nil
+	})
+	return inf
 }
 
 func finished(p *corev1.Pod) bool {

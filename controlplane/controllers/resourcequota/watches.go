@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -139,7 +138,7 @@ func (w *watches) startLocked(ctx context.Context, gr schema.GroupResource) erro
 	if err != nil {
 		return err
 	}
-	inf := metadatainformer.NewFilteredMetadataInformer(w.c.cfg.Metadata, gvr, "", 0, cache.Indexers{}, nil).Informer()
+	inf := w.c.deletesInformer(gvr)
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) { w.c.replenishDeleted(gr, obj) }}); err != nil {
 		return err
 	}
