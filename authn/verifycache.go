@@ -18,11 +18,27 @@ const verifyCacheSize = 4096
 // request, which costs more CPU than serving a GET. A chain is
 // remembered until the earliest expiry among the certificates it was
 // verified through, and only for the same roots (a reloaded client CA
-// bundle is a new pool) and key usages. Failures are not remembered.
+// bundle is a new pool) and key usages. Failures are remembered for
+// failedVerifyHold: the front proxy's authenticator sees every client
+// certificate of the cluster's own CA, none of which verifies against the
+// front proxy's CA, and failing to build that chain cost a third of the
+// server's CPU behind the aggregator (docs/profiles/aggregator-proxy.txt).
 type verifyCache struct {
 	mu      sync.Mutex
-	entries map[verifyKey]time.Time // when the verification stops holding
+	entries map[verifyKey]verifyEntry
 }
+
+// verifyEntry is a remembered verification: until when it holds, and its
+// error if it failed.
+type verifyEntry struct {
+	until time.Time
+	err   error
+}
+
+// failedVerifyHold is how long a failed verification is remembered: a
+// certificate that becomes valid (its NotBefore passes) is accepted at
+// most this late.
+const failedVerifyHold = 10 * time.Second
 
 type verifyKey struct {
 	roots, intermediates *x509.CertPool
@@ -31,7 +47,7 @@ type verifyKey struct {
 }
 
 func newVerifyCache() *verifyCache {
-	return &verifyCache{entries: map[verifyKey]time.Time{}}
+	return &verifyCache{entries: map[verifyKey]verifyEntry{}}
 }
 
 // key is the cache key of verifying peers with opts; ok is false when the
@@ -63,13 +79,13 @@ func usagesKey(usages []x509.ExtKeyUsage) string {
 	return string(b)
 }
 
-// verified reports whether k verified before and still holds at now, and
-// until when it holds.
-func (c *verifyCache) verified(k verifyKey, now time.Time) (until time.Time, ok bool) {
+// verified reports whether k was verified before and the outcome still
+// holds at now: until when a success holds, or the failure.
+func (c *verifyCache) verified(k verifyKey, now time.Time) (until time.Time, err error, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	until, ok = c.entries[k]
-	return until, ok && now.Before(until)
+	e, ok := c.entries[k]
+	return e.until, e.err, ok && now.Before(e.until)
 }
 
 // remember records that k verified through chains, until the earliest
@@ -78,13 +94,22 @@ func (c *verifyCache) remember(k verifyKey, chains [][]*x509.Certificate) {
 	if len(chains) == 0 {
 		return
 	}
-	until := chainExpiry(chains)
+	c.put(k, verifyEntry{until: chainExpiry(chains)})
+}
+
+// rememberFailure records that k failed to verify with err, for
+// failedVerifyHold from now.
+func (c *verifyCache) rememberFailure(k verifyKey, err error, now time.Time) {
+	c.put(k, verifyEntry{until: now.Add(failedVerifyHold), err: err})
+}
+
+func (c *verifyCache) put(k verifyKey, e verifyEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.entries) >= verifyCacheSize {
 		now := time.Now()
-		for key, u := range c.entries {
-			if !now.Before(u) {
+		for key, old := range c.entries {
+			if !now.Before(old.until) {
 				delete(c.entries, key)
 			}
 		}
@@ -92,7 +117,7 @@ func (c *verifyCache) remember(k verifyKey, chains [][]*x509.Certificate) {
 			clear(c.entries)
 		}
 	}
-	c.entries[k] = until
+	c.entries[k] = e
 }
 
 // chainExpiry is when a verification through chains stops holding: the

@@ -94,8 +94,8 @@ func verifyPeers(peers []*x509.Certificate, opts x509.VerifyOptions, cache *veri
 	}
 	key, cacheable := cache.key(peers, opts, explicitIntermediates)
 	if cacheable {
-		if until, ok := cache.verified(key, time.Now()); ok {
-			return until, nil
+		if until, err, ok := cache.verified(key, time.Now()); ok {
+			return until, err
 		}
 	}
 	// The presented intermediates are part of the key: the pool is only
@@ -108,7 +108,11 @@ func verifyPeers(peers []*x509.Certificate, opts x509.VerifyOptions, cache *veri
 	}
 	chains, err := peers[0].Verify(opts)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("verifying certificate %s failed: %w", certificateIdentifier(peers[0]), err)
+		err = fmt.Errorf("verifying certificate %s failed: %w", certificateIdentifier(peers[0]), err)
+		if cacheable {
+			cache.rememberFailure(key, err, time.Now())
+		}
+		return time.Time{}, err
 	}
 	if cacheable {
 		cache.remember(key, chains)

@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/hex"
+	"errors"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -232,11 +233,20 @@ func TestX509VerifyCache(t *testing.T) {
 		t.Fatal("plain options are not cacheable")
 	}
 	c.remember(k, [][]*x509.Certificate{{jane, root.cert}})
-	if _, ok := c.verified(k, time.Now()); !ok {
+	if _, _, ok := c.verified(k, time.Now()); !ok {
 		t.Error("a remembered chain is not verified")
 	}
-	if _, ok := c.verified(k, jane.NotAfter); ok {
+	if _, _, ok := c.verified(k, jane.NotAfter); ok {
 		t.Error("a remembered chain is still verified when its certificate expires")
+	}
+	failed, _ := c.key([]*x509.Certificate{jane}, x509.VerifyOptions{Roots: otherPool}, false)
+	now := time.Now()
+	c.rememberFailure(failed, errors.New("no chain"), now)
+	if _, err, ok := c.verified(failed, now.Add(failedVerifyHold/2)); !ok || err == nil {
+		t.Errorf("a remembered failure: ok = %v, err = %v; want it remembered with its error", ok, err)
+	}
+	if _, _, ok := c.verified(failed, now.Add(failedVerifyHold)); ok {
+		t.Error("a remembered failure is still remembered after failedVerifyHold")
 	}
 	if _, ok := c.key([]*x509.Certificate{jane}, x509.VerifyOptions{Roots: rootPool, CurrentTime: time.Now()}, false); ok {
 		t.Error("options with a fixed time are cacheable")
