@@ -4,6 +4,8 @@
 # (which authenticates and authorizes against capstan), on one etcd.
 #
 #   bench/aggregator.sh            (C=16 D=20s N=500 to change the load)
+#   PROFILE=1 bench/aggregator.sh  also a CPU profile of capstan over its first GET round
+#                                  (capstan-proxy-cpu.pb.gz and the binary, kept in the work dir)
 #
 # Needs bench/upstream/bin (bench/upstream/build.sh; or UPSTREAM_BIN) and openssl; builds
 # capstan and uses the sample-apiserver the tests build
@@ -36,7 +38,7 @@ log "capstan"
 (cd "$ROOT" && go build -o "$WORK/capstan-bin" ./cmd/capstan && go build -o "$WORK/aggproxy" ./loadtest/aggproxy)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$WORK/capstan-bin" --bind-address=127.0.0.1 --secure-port="$port" --data-dir="$WORK/capstan" --etcd-servers="$ETCD_URL" \
-  --etcd-prefix=/capstan "${FP[@]}" >"$WORK/capstan.log" 2>&1 &
+  --etcd-prefix=/capstan --debug-socket-path="$WORK/capstan.sock" "${FP[@]}" >"$WORK/capstan.log" 2>&1 &
 pids+=($!)
 CAP_KUBECONFIG="$WORK/capstan/admin.kubeconfig"
 for _ in $(seq 300); do [[ -e "$CAP_KUBECONFIG" ]] && kubectl --kubeconfig "$CAP_KUBECONFIG" get --raw /readyz >/dev/null 2>&1 && break; sleep 0.2; done
@@ -71,7 +73,16 @@ register "$KUBE_KUBECONFIG"
 C="${C:-16}" D="${D:-20s}" N="${N:-500}"
 log "load: C=$C D=$D N=$N (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 "$WORK/aggproxy" -name kube-apiserver -kubeconfig "$KUBE_KUBECONFIG" -c "$C" -d "$D" -n "$N"
+if [[ "${PROFILE:-0}" == 1 ]]; then
+  secs="${D%s}"
+  curl -s --unix-socket "$WORK/capstan.sock" "http://x/debug/pprof/profile?seconds=$secs" >"$WORK/capstan-proxy-cpu.pb.gz" &
+  prof=$!
+fi
 "$WORK/aggproxy" -name capstan -kubeconfig "$CAP_KUBECONFIG" -c "$C" -d "$D" -n "$N"
+if [[ "${PROFILE:-0}" == 1 ]]; then
+  wait "$prof"
+  log "kept $WORK: capstan-proxy-cpu.pb.gz (go tool pprof $WORK/capstan-bin $WORK/capstan-proxy-cpu.pb.gz)"
+fi
 "$WORK/aggproxy" -name kube-apiserver -kubeconfig "$KUBE_KUBECONFIG" -c "$C" -d "$D" -n "$N"
 "$WORK/aggproxy" -name capstan -kubeconfig "$CAP_KUBECONFIG" -c "$C" -d "$D" -n "$N"
 for name in capstan kube-apiserver; do
