@@ -23,9 +23,12 @@ const verifyCacheSize = 4096
 // certificate of the cluster's own CA, none of which verifies against the
 // front proxy's CA, and failing to build that chain cost a third of the
 // server's CPU behind the aggregator (docs/profiles/aggregator-proxy.txt).
+// They are kept apart from the successes, so that a client presenting
+// many certificates that do not verify cannot flush the chains that did.
 type verifyCache struct {
-	mu      sync.Mutex
-	entries map[verifyKey]verifyEntry
+	mu        sync.Mutex
+	successes map[verifyKey]verifyEntry
+	failed    map[verifyKey]verifyEntry
 }
 
 // verifyEntry is a remembered verification: until when it holds, and its
@@ -47,7 +50,7 @@ type verifyKey struct {
 }
 
 func newVerifyCache() *verifyCache {
-	return &verifyCache{entries: map[verifyKey]verifyEntry{}}
+	return &verifyCache{successes: map[verifyKey]verifyEntry{}, failed: map[verifyKey]verifyEntry{}}
 }
 
 // key is the cache key of verifying peers with opts; ok is false when the
@@ -84,7 +87,10 @@ func usagesKey(usages []x509.ExtKeyUsage) string {
 func (c *verifyCache) verified(k verifyKey, now time.Time) (until time.Time, err error, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.entries[k]
+	e, ok := c.successes[k]
+	if !ok {
+		e, ok = c.failed[k]
+	}
 	return e.until, e.err, ok && now.Before(e.until)
 }
 
@@ -94,30 +100,32 @@ func (c *verifyCache) remember(k verifyKey, chains [][]*x509.Certificate) {
 	if len(chains) == 0 {
 		return
 	}
-	c.put(k, verifyEntry{until: chainExpiry(chains)})
+	c.put(c.successes, k, verifyEntry{until: chainExpiry(chains)})
 }
 
 // rememberFailure records that k failed to verify with err, for
 // failedVerifyHold from now.
 func (c *verifyCache) rememberFailure(k verifyKey, err error, now time.Time) {
-	c.put(k, verifyEntry{until: now.Add(failedVerifyHold), err: err})
+	c.put(c.failed, k, verifyEntry{until: now.Add(failedVerifyHold), err: err})
 }
 
-func (c *verifyCache) put(k verifyKey, e verifyEntry) {
+// put records e for k in entries, one of the cache's maps, first dropping
+// what expired once the map is full (everything, if nothing had).
+func (c *verifyCache) put(entries map[verifyKey]verifyEntry, k verifyKey, e verifyEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.entries) >= verifyCacheSize {
+	if len(entries) >= verifyCacheSize {
 		now := time.Now()
-		for key, old := range c.entries {
+		for key, old := range entries {
 			if !now.Before(old.until) {
-				delete(c.entries, key)
+				delete(entries, key)
 			}
 		}
-		if len(c.entries) >= verifyCacheSize {
-			clear(c.entries)
+		if len(entries) >= verifyCacheSize {
+			clear(entries)
 		}
 	}
-	c.entries[k] = e
+	entries[k] = e
 }
 
 // chainExpiry is when a verification through chains stops holding: the
