@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/capstan-io/capstan/apis/internaldiff"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -216,7 +216,7 @@ func validateCSRUpdate(csr, old *certificatesv1.CertificateSigningRequest, o opt
 		case len(newC) > len(oldC):
 			errs = append(errs, field.Forbidden(conds, fmt.Sprintf("updates may not add a condition of type %q", t)))
 		case !equality.Semantic.DeepEqual(oldC, newC):
-			errs = append(errs, field.Forbidden(conds, fmt.Sprintf("updates may not modify a condition of type %q\n%v", t, diff.Diff(oldC, newC))))
+			errs = append(errs, field.Forbidden(conds, fmt.Sprintf("updates may not modify a condition of type %q\n%v", t, internaldiff.Diff(oldC, newC))))
 		}
 	}
 	if !bytes.Equal(csr.Status.Certificate, old.Status.Certificate) {

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/capstan-io/capstan/apis/internaldiff"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -198,5 +198,5 @@ func validateLocalVolume(l *corev1.LocalVolumeSource, hasAffinity bool, fldPath,
 // immutableDiff is kube's Forbidden error of a changed immutable struct:
 // the message, then the difference.
 func immutableDiff(fldPath *field.Path, msg string, old, new any) *field.Error {
-	return field.Forbidden(fldPath, fmt.Sprintf("%s\n%v", msg, diff.Diff(old, new)))
+	return field.Forbidden(fldPath, fmt.Sprintf("%s\n%v", msg, internaldiff.Diff(old, new)))
 }

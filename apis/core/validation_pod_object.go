@@ -6,11 +6,11 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/capstan-io/capstan/apis/internaldiff"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -163,7 +163,7 @@ func ValidatePodUpdate(pod, old *corev1.Pod) field.ErrorList {
 	}
 	if !equality.Semantic.DeepEqual(*munged, old.Spec) {
 		errs = append(errs, field.Forbidden(specPath, fmt.Sprintf("pod updates may not change fields other than %s\n%v",
-			strings.Join(updatablePodSpecFields, ","), diff.Diff(old.Spec, *munged))))
+			strings.Join(updatablePodSpecFields, ","), internaldiff.Diff(old.Spec, *munged))))
 	}
 	return errs
 }

@@ -3,10 +3,10 @@ package core
 import (
 	"fmt"
 
+	"github.com/capstan-io/capstan/apis/internaldiff"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	netutils "k8s.io/utils/net"
@@ -138,7 +138,7 @@ func ValidatePodEphemeralContainersUpdate(pod, old *corev1.Pod) field.ErrorList 
 		case !ok:
 			errs = append(errs, field.Forbidden(path, fmt.Sprintf("existing ephemeral containers %q may not be removed\n", o.Name)))
 		case !equality.Semantic.DeepEqual(o, *n):
-			errs = append(errs, field.Forbidden(path, fmt.Sprintf("existing ephemeral containers %q may not be changed\n%v", o.Name, diff.Diff(o, *n))))
+			errs = append(errs, field.Forbidden(path, fmt.Sprintf("existing ephemeral containers %q may not be changed\n%v", o.Name, internaldiff.Diff(o, *n))))
 		}
 	}
 	return errs

@@ -124,11 +124,19 @@ func TestHA(t *testing.T) {
 		step("writes after restarting "+r.name, w.waitWrites(ctx, 20))
 	}
 	step("a leader after the restarts", poll(ctx, func() bool { return l.leader() != "" }))
+	unfilled := false
 	for _, ns := range namespaces {
 		if err := poll(ctx, func() bool { return fx.created(ns) }); err != nil {
+			unfilled = true
 			t.Errorf("namespace %s: the elected loops did not create its service account and root CA: %v", ns, err)
 		}
 	}
+	if unfilled {
+		for _, r := range replicas {
+			t.Logf("%s: last scrape %q; log:\n%s", r.name, l.last[r.name], r.logTail())
+		}
+	}
+	t.Logf("effects: watches resumed from a list %d times", fx.resumed())
 	acked := w.finish()
 	stopSampling()
 	stopLease()

@@ -42,6 +42,9 @@ var (
 	// "ResourceVersion in precondition: 5".
 	rvRE  = regexp.MustCompile(`(?i)(resource ?version[^0-9]{0,24}|current: )\d+`)
 	ageRE = regexp.MustCompile(`^\d+(s|m|h|d)(\d+(s|m|h))?$`)
+	// The ServiceAccount plugin names a pod's token volume with a random
+	// suffix, as generateName would.
+	tokenVolumeRE = regexp.MustCompile(`\bkube-api-access-[a-z0-9]{5}\b`)
 )
 
 // volatileKeys are object fields whose non-empty values differ between
@@ -59,6 +62,7 @@ func (n normalizer) text(s string) string {
 	}
 	s = uuidRE.ReplaceAllString(s, "<uid>")
 	s = timeRE.ReplaceAllString(s, "<time>")
+	s = tokenVolumeRE.ReplaceAllString(s, "kube-api-access-<generated>")
 	return rvRE.ReplaceAllString(s, "${1}<rv>")
 }
 

@@ -17,6 +17,8 @@ func TestNormalizeText(t *testing.T) {
 		{`ResourceVersion in precondition: 5, ResourceVersion in object meta: 41`, `ResourceVersion in precondition: <rv>, ResourceVersion in object meta: <rv>`},
 		{`{\"resourceVersion\":\"535\"}`, `{\"resourceVersion\":\"<rv>\"}`},
 		{`must be no more than 63 characters`, `must be no more than 63 characters`},
+		{`volume kube-api-access-t869j mounted`, `volume kube-api-access-<generated> mounted`},
+		{`kube-api-access-t869jx`, `kube-api-access-t869jx`},
 	}
 	for _, tt := range tests {
 		if got := n.text(tt.in); got != tt.want {
