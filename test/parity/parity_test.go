@@ -51,44 +51,73 @@ func sequences(t *testing.T) []Sequence {
 // PARITY_DUMP=<dir> capstan's answers are written there as recordings.
 func TestParity(t *testing.T) {
 	seqs := sequences(t)
-	if os.Getenv("PARITY_RECORD") == "1" {
-		record(t, kubeTarget(t), seqs)
-	}
 	reasons, err := LoadExplanations(explained)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := testkit.StartServer(t)
-	capstan := target(t, "capstan", s.Config)
+	if os.Getenv("PARITY_RECORD") == "1" {
+		if err := os.RemoveAll(recordedDir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(recordedDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var unexplained, known int
-	for _, seq := range seqs {
-		t.Run(seq.Name, func(t *testing.T) {
-			want := loadRecording(t, seq.Name)
-			got, err := capstan.Run(t.Context(), seq)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dump(t, seq.Name, got)
-			if len(got) != len(want.Answers) {
-				t.Fatalf("%d answers, recorded %d: record again (PARITY_RECORD=1)", len(got), len(want.Answers))
-			}
-			for i := range got {
-				if want.Answers[i].ID != got[i].ID || want.Answers[i].Req != got[i].Req {
-					t.Fatalf("step %d is %s %q, recorded %s %q: record again", i, got[i].ID, got[i].Req, want.Answers[i].ID, want.Answers[i].Req)
+	for _, group := range byFlags(seqs) {
+		flags := group[0].Flags
+		if os.Getenv("PARITY_RECORD") == "1" {
+			record(t, kubeTarget(t, flags), group)
+		}
+		s := testkit.StartServer(t, flags...)
+		capstan := target(t, "capstan", s.Config)
+		for _, seq := range group {
+			t.Run(seq.Name, func(t *testing.T) {
+				want := loadRecording(t, seq.Name)
+				got, err := capstan.Run(t.Context(), seq)
+				if err != nil {
+					t.Fatal(err)
 				}
-				for _, d := range Compare(seq.Name, want.Answers[i], got[i]) {
-					if e, ok := Explain(reasons, d); ok {
-						known++
-						t.Logf("explained: %s (%s)", d, e.Reason)
-						continue
+				dump(t, seq.Name, got)
+				if len(got) != len(want.Answers) {
+					t.Fatalf("%d answers, recorded %d: record again (PARITY_RECORD=1)", len(got), len(want.Answers))
+				}
+				for i := range got {
+					if want.Answers[i].ID != got[i].ID || want.Answers[i].Req != got[i].Req {
+						t.Fatalf("step %d is %s %q, recorded %s %q: record again", i, got[i].ID, got[i].Req, want.Answers[i].ID, want.Answers[i].Req)
 					}
-					unexplained++
-					t.Errorf("%s\n    request: %s", d, got[i].Req)
+					for _, d := range Compare(seq.Name, want.Answers[i], got[i]) {
+						if e, ok := Explain(reasons, d); ok {
+							known++
+							t.Logf("explained: %s (%s)", d, e.Reason)
+							continue
+						}
+						unexplained++
+						t.Errorf("%s\n    request: %s", d, got[i].Req)
+					}
 				}
-			}
-		})
+			})
+		}
+		s.Stop(t)
 	}
 	t.Logf("%d sequences: %d unexplained differences, %d explained", len(seqs), unexplained, known)
+}
+
+// byFlags groups the sequences by their server flags, in first-seen order.
+func byFlags(seqs []Sequence) [][]Sequence {
+	var groups [][]Sequence
+	index := map[string]int{}
+	for _, seq := range seqs {
+		key := strings.Join(seq.Flags, "\x00")
+		i, ok := index[key]
+		if !ok {
+			i = len(groups)
+			index[key] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], seq)
+	}
+	return groups
 }
 
 // dump writes capstan's answers to seq, as a recording, into the directory
@@ -120,15 +149,9 @@ func loadRecording(t *testing.T, name string) recording {
 	return r
 }
 
-// record runs every sequence against kube and rewrites the recordings.
+// record runs seqs against kube and writes their recordings.
 func record(t *testing.T, kube *Target, seqs []Sequence) {
 	t.Helper()
-	if err := os.RemoveAll(recordedDir); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(recordedDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for _, seq := range seqs {
 		answers, err := kube.Run(t.Context(), seq)
 		if err != nil {
@@ -161,12 +184,13 @@ func target(t *testing.T, name string, admin *rest.Config) *Target {
 	return &Target{Name: name, URL: admin.Host, Admin: adminClient, Anonymous: anonClient}
 }
 
-// kubeTarget is kube-apiserver: the one PARITY_KUBE_ENV describes, or one
-// bench/upstream/run.sh starts for this test.
-func kubeTarget(t *testing.T) *Target {
+// kubeTarget is kube-apiserver: the one PARITY_KUBE_ENV describes (for
+// sequences with no flags), or one bench/upstream/run.sh starts for this
+// test with flags.
+func kubeTarget(t *testing.T, flags []string) *Target {
 	t.Helper()
 	envFile := os.Getenv("PARITY_KUBE_ENV")
-	if envFile == "" {
+	if envFile == "" || len(flags) > 0 {
 		out, err := os.MkdirTemp("", "parity-kube-")
 		if err != nil {
 			t.Fatal(err)
@@ -174,7 +198,7 @@ func kubeTarget(t *testing.T) *Target {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "../../bench/upstream/run.sh")
-		cmd.Env = append(os.Environ(), "OUT="+out, "BUILD=0")
+		cmd.Env = append(os.Environ(), "OUT="+out, "BUILD=0", "APISERVER_ARGS="+strings.Join(flags, " "))
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("bench/upstream/run.sh: %v\n%s", err, b)
 		}

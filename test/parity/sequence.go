@@ -20,8 +20,11 @@ import (
 // Sequence is an ordered list of requests run in a namespace of its own
 // ({ns} in paths, headers and bodies), created before the first step.
 type Sequence struct {
-	Name  string `json:"name"`
-	Steps []Step `json:"steps"`
+	Name string `json:"name"`
+	// Flags are server flags both servers run the sequence with (opt-in
+	// admission plugins); sequences with the same flags share a server.
+	Flags []string `json:"flags,omitempty"`
+	Steps []Step   `json:"steps"`
 }
 
 // Step is one request and how to read its answer.
