@@ -121,14 +121,12 @@ func podOf(a *admission.Attributes) (*corev1.Pod, bool) {
 }
 
 // namespaceSelector is the namespace's annotation, or the cluster default
-// when it has none.
+// when it has none. A namespace that cannot be read is kube's 500 (its
+// live read's error, whatever it was, says the namespace does not exist).
 func (p *Plugin) namespaceSelector(ctx context.Context, name string) (labels.Set, error) {
 	ns, err := p.namespaces(ctx, name)
-	if apierrors.IsNotFound(err) {
-		return nil, err
-	}
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, apierrors.NewInternalError(fmt.Errorf("namespace %s does not exist", name))
 	}
 	if sel, ok := ns.Annotations[Annotation]; ok {
 		return labels.ConvertSelectorToLabelsMap(sel)
