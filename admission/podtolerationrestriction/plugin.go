@@ -129,12 +129,16 @@ func (p *Plugin) annotated(ctx context.Context, namespace, key string) ([]corev1
 	if !ok {
 		return nil, nil
 	}
-	ts := []corev1.Toleration{}
-	if v == "" {
-		return ts, nil
+	var ts []corev1.Toleration
+	if v != "" {
+		if err := json.Unmarshal([]byte(v), &ts); err != nil {
+			return nil, err
+		}
 	}
-	if err := json.Unmarshal([]byte(v), &ts); err != nil {
-		return nil, err
+	if ts == nil {
+		// An empty annotation, or "null", is no tolerations: not the
+		// configuration's.
+		ts = []corev1.Toleration{}
 	}
 	return ts, nil
 }
