@@ -1,7 +1,8 @@
-// Package limitranger is kube's LimitRanger admission plugin: a new pod's
-// containers get the default requests and limits of the namespace's
-// LimitRanges (noted in the kubernetes.io/limit-ranger annotation), and pods
-// and claims outside a range's min, max or limit/request ratio are refused.
+// Package limitranger is kube's LimitRanger admission plugin: a new or
+// resized pod's containers get the default requests and limits of the
+// namespace's LimitRanges (noted in the kubernetes.io/limit-ranger
+// annotation), and pods and claims outside a range's min, max or
+// limit/request ratio are refused.
 package limitranger
 
 import (
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/capstan-io/capstan/admission"
@@ -31,15 +33,38 @@ var (
 	_ admission.Handles   = (*Plugin)(nil)
 )
 
-// Handles creates: containers' resources cannot change after (resize is
-// not served).
-func (*Plugin) Handles(op admission.Operation) bool { return op == admission.Create }
+// Handles creates and updates.
+func (*Plugin) Handles(op admission.Operation) bool {
+	return op == admission.Create || op == admission.Update
+}
+
+// supports reports whether the plugin looks at a, as kube's: pods when
+// created or resized (pods/resize), claims when created or updated.
+func supports(a *admission.Attributes) bool {
+	pod := a.Kind.Group == "" && a.Kind.Kind == "Pod"
+	switch {
+	case a.Subresource == "resize" && pod && a.Operation == admission.Update:
+		return true
+	case a.Subresource != "", pod && a.Operation == admission.Update:
+		return false
+	}
+	return pod || a.Kind.Group == "" && a.Kind.Kind == "PersistentVolumeClaim"
+}
 
 // ranges are the namespace's ranges when the write is one the plugin
-// looks at.
+// looks at: not one of an object being deleted.
 func (p *Plugin) ranges(ctx context.Context, a *admission.Attributes) ([]corev1.LimitRange, error) {
-	if a.Subresource != "" || a.Resource.Group != "" || a.Resource.Resource != "pods" && a.Resource.Resource != "persistentvolumeclaims" {
+	if !supports(a) {
 		return nil, nil
+	}
+	if a.OldObject != nil {
+		old, err := meta.Accessor(a.OldObject)
+		if err != nil {
+			return nil, admission.NewForbidden(a, err)
+		}
+		if old.GetDeletionTimestamp() != nil {
+			return nil, nil
+		}
 	}
 	lrs, err := p.list(ctx, a.Namespace)
 	if err != nil {
@@ -55,7 +80,7 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 		return err
 	}
 	pod, ok := a.Object.(*corev1.Pod)
-	if !ok {
+	if !ok || a.Resource.Resource != "pods" {
 		return nil
 	}
 	for i := range lrs {
@@ -131,9 +156,13 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		var errs []error
 		switch obj := a.Object.(type) {
 		case *corev1.Pod:
-			errs = validatePod(&lrs[i], obj)
+			if a.Resource.Resource == "pods" {
+				errs = validatePod(&lrs[i], obj)
+			}
 		case *corev1.PersistentVolumeClaim:
-			errs = validateClaim(&lrs[i], obj)
+			if a.Resource.Resource == "persistentvolumeclaims" {
+				errs = validateClaim(&lrs[i], obj)
+			}
 		}
 		if len(errs) > 0 {
 			return admission.NewForbidden(a, utilerrors.NewAggregate(errs))
@@ -192,31 +221,61 @@ func appendErr(errs []error, err error) []error {
 	return errs
 }
 
-// podTotals are a pod's requests and limits: containers summed, each init
-// container at most (kube's LimitRanger counts no overhead).
+// podTotals are a pod's requests and limits as kube's LimitRanger sums
+// them (no overhead): containers and sidecars summed, each other init
+// container with the sidecars started before it at most, and pod-level
+// cpu and memory, when set, in place of the sums.
 func podTotals(pod *corev1.Pod) (requests, limits corev1.ResourceList) {
-	requests, limits = corev1.ResourceList{}, corev1.ResourceList{}
-	sum := func(dst, src corev1.ResourceList) {
-		for k, v := range src {
-			q := dst[k]
-			q.Add(v)
-			dst[k] = q
-		}
+	requests = podTotal(pod, func(r corev1.ResourceRequirements) corev1.ResourceList { return r.Requests })
+	limits = podTotal(pod, func(r corev1.ResourceRequirements) corev1.ResourceList { return r.Limits })
+	return requests, limits
+}
+
+func podTotal(pod *corev1.Pod, of func(corev1.ResourceRequirements) corev1.ResourceList) corev1.ResourceList {
+	total := corev1.ResourceList{}
+	for _, c := range pod.Spec.Containers {
+		addTo(total, of(c.Resources))
 	}
-	maxOf := func(dst, src corev1.ResourceList) {
-		for k, v := range src {
-			if q, ok := dst[k]; !ok || v.Cmp(q) > 0 {
-				dst[k] = v.DeepCopy()
+	sidecars, inits := corev1.ResourceList{}, corev1.ResourceList{}
+	for _, c := range pod.Spec.InitContainers {
+		use := corev1.ResourceList{}
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			addTo(total, of(c.Resources))
+			addTo(sidecars, of(c.Resources))
+			use = sidecars
+		} else {
+			addTo(use, of(c.Resources))
+			addTo(use, sidecars)
+		}
+		maxTo(inits, use)
+	}
+	maxTo(total, inits)
+	if pod.Spec.Resources != nil {
+		for name, q := range of(*pod.Spec.Resources) {
+			if name == corev1.ResourceCPU || name == corev1.ResourceMemory {
+				total[name] = q.DeepCopy()
 			}
 		}
 	}
-	for _, c := range pod.Spec.Containers {
-		sum(requests, c.Resources.Requests)
-		sum(limits, c.Resources.Limits)
+	return total
+}
+
+func addTo(dst, src corev1.ResourceList) {
+	for k, v := range src {
+		q, ok := dst[k]
+		if !ok {
+			dst[k] = v.DeepCopy()
+			continue
+		}
+		q.Add(v)
+		dst[k] = q
 	}
-	for _, c := range pod.Spec.InitContainers {
-		maxOf(requests, c.Resources.Requests)
-		maxOf(limits, c.Resources.Limits)
+}
+
+func maxTo(dst, src corev1.ResourceList) {
+	for k, v := range src {
+		if q, ok := dst[k]; !ok || v.Cmp(q) > 0 {
+			dst[k] = v.DeepCopy()
+		}
 	}
-	return requests, limits
 }
