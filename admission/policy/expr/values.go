@@ -34,7 +34,9 @@ func JSONValue(obj runtime.Object, gvk schema.GroupVersionKind) (any, error) {
 }
 
 // RequestValue is the request variable of an admission: kube's
-// AdmissionRequest without the objects.
+// AdmissionRequest without the objects. Like kube's, it has no empty
+// optional fields (name, namespace, subResource, requestSubResource and
+// the user's): has() is false for them, and reading one is an error.
 func RequestValue(a *admission.Attributes, user *authn.User, options any) map[string]any {
 	gvk := map[string]any{"group": a.Kind.Group, "version": a.Kind.Version, "kind": a.Kind.Kind}
 	gvr := map[string]any{"group": a.Resource.Group, "version": a.Resource.Version, "resource": a.Resource.Resource}
@@ -43,26 +45,48 @@ func RequestValue(a *admission.Attributes, user *authn.User, options any) map[st
 		reqGVK = map[string]any{"group": r.Kind.Group, "version": r.Kind.Version, "kind": r.Kind.Kind}
 		reqGVR = map[string]any{"group": r.Resource.Group, "version": r.Resource.Version, "resource": r.Resource.Resource}
 	}
-	userInfo := map[string]any{}
-	if user != nil {
+	v := map[string]any{
+		"kind": gvk, "resource": gvr, "requestKind": reqGVK, "requestResource": reqGVR,
+		"operation": string(a.Operation), "userInfo": userValue(user), "dryRun": a.DryRun, "options": options,
+	}
+	setNotEmpty(v, "name", a.Name)
+	setNotEmpty(v, "namespace", a.Namespace)
+	setNotEmpty(v, "subResource", a.Subresource)
+	setNotEmpty(v, "requestSubResource", a.Subresource)
+	return v
+}
+
+// userValue is kube's UserInfo of user, without its empty fields.
+func userValue(user *authn.User) map[string]any {
+	v := map[string]any{}
+	if user == nil {
+		return v
+	}
+	setNotEmpty(v, "username", user.Name)
+	setNotEmpty(v, "uid", user.UID)
+	if len(user.Groups) > 0 {
 		groups := make([]any, len(user.Groups))
 		for i, g := range user.Groups {
 			groups[i] = g
 		}
+		v["groups"] = groups
+	}
+	if len(user.Extra) > 0 {
 		extra := map[string]any{}
 		for k, vs := range user.Extra {
 			list := make([]any, len(vs))
-			for i, v := range vs {
-				list[i] = v
+			for i, s := range vs {
+				list[i] = s
 			}
 			extra[k] = list
 		}
-		userInfo = map[string]any{"username": user.Name, "uid": user.UID, "groups": groups, "extra": extra}
+		v["extra"] = extra
 	}
-	return map[string]any{
-		"kind": gvk, "resource": gvr, "subResource": a.Subresource,
-		"requestKind": reqGVK, "requestResource": reqGVR, "requestSubResource": a.Subresource,
-		"name": a.Name, "namespace": a.Namespace, "operation": string(a.Operation),
-		"userInfo": userInfo, "dryRun": a.DryRun, "options": options,
+	return v
+}
+
+func setNotEmpty(v map[string]any, key, s string) {
+	if s != "" {
+		v[key] = s
 	}
 }
