@@ -11,6 +11,8 @@ import (
 	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/capstan-io/capstan/apis/apiregistration"
+	"github.com/capstan-io/capstan/internal/deprecatedcert"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/proxy"
 	"github.com/capstan-io/capstan/tracing"
 )
@@ -98,7 +100,7 @@ func (r *routes) set(svc *apiregv1.APIService) {
 		shared = &sharedTransports{}
 		shared.transport, shared.upgrade, shared.err = r.transports(svc)
 		if shared.transport != nil {
-			shared.traced = tracing.Transport(shared.transport)
+			shared.traced = tracing.Transport(deprecatedcert.Wrap(shared.transport, metrics.AggregatorX509))
 		}
 		r.shared[t.tls] = shared
 	}

@@ -56,6 +56,7 @@ func NewConfig(o *Options, logger *slog.Logger) (*Config, error) {
 			Pods:                core.PodPolicy{ForbidPrivileged: !o.Misc.AllowPrivileged},
 			StatefulSetRecreate: o.Generic.Versions.FeatureGates.Enabled("StatefulSetRecreateStrategy"),
 		}}
+	o.Generic.Versions.FeatureGates.recordMetrics()
 	var err error
 	// First, so that a bad --authentication-config fails the start at once.
 	if c.jwt, err = o.Authentication.JWT.load(); err != nil {

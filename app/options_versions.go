@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/spf13/pflag"
+
+	"github.com/capstan-io/capstan/metrics"
 )
 
 // kubeVersion is the minor version capstan serves and emulates.
@@ -176,6 +178,18 @@ func (f *featureGates) Enabled(name string) bool {
 		return v
 	}
 	return kubeFeatureGates()[name].def
+}
+
+// recordMetrics sets kubernetes_feature_enabled for every gate kube
+// knows, as kube-apiserver does at start.
+func (f *featureGates) recordMetrics() {
+	for name, spec := range kubeFeatureGates() {
+		stage := spec.stage
+		if stage == "GA" { // kube's GA stage is the empty string
+			stage = ""
+		}
+		metrics.FeatureGate(name, stage, f.Enabled(name))
+	}
 }
 
 // honouredGates are the gates whose non-default value capstan implements.

@@ -37,3 +37,16 @@ func APIServiceAvailability(name string, wasAvailable, available bool, reason st
 
 // ForgetAPIService drops the gauge of a deleted APIService.
 func ForgetAPIService(name string) { unavailableAPIService.DeleteLabelValues(name) }
+
+// discoveryAggregations counts the rebuilds of the merged discovery
+// documents: one per change of the groups the chain and its extension
+// servers serve.
+var discoveryAggregations = prometheus.NewCounter(prometheus.CounterOpts{
+	Name: "aggregator_discovery_aggregation_count_total",
+	Help: "Number of times the discovery documents were rebuilt from every group served.",
+})
+
+func init() { register(discoveryAggregations) }
+
+// DiscoveryAggregated records one rebuild of the discovery documents.
+func DiscoveryAggregated() { discoveryAggregations.Inc() }

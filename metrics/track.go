@@ -24,6 +24,9 @@ type Request struct {
 	excluded   atomic.Int64           // nanoseconds waited on webhooks and APF
 	terminated atomic.Int32           // a code the server answered in self-defense
 	self       atomic.Bool            // the request is the server's own (system:apiserver)
+	// filterStart is when the filter being timed began; the filters run
+	// one after the other on one goroutine.
+	filterStart time.Time
 }
 
 type requestKey struct{}

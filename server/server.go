@@ -110,7 +110,7 @@ func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
 	limit := filters.WithMaxInFlightLimit(c.Limits.MaxRequestsInFlight, c.Limits.MaxMutatingRequestsInFlight)
 	var limitSpan filters.Filter // kube spans only priority and fairness
 	if c.FlowControl != nil {
-		limit = filters.WithPriorityAndFairness(c.FlowControl)
+		limit = filters.WithFilterLatency("priorityandfairness", filters.WithPriorityAndFairness(c.FlowControl))
 		limitSpan = filters.WithFilterSpan(c.Tracer, "priorityandfairness")
 	}
 	return filters.Chain(h,
@@ -130,16 +130,16 @@ func (s *Server) buildHandlerChain(h http.Handler) http.Handler {
 		filters.WithTimeout(c.Limits.RequestTimeout),
 		filters.WithWarningRecorder(),
 		filters.WithCORS(c.Serving.CORSAllowedOrigins),
-		filters.WithAuthentication(auth, c.AuthenticationHeaders, c.Logger),
+		filters.WithFilterLatency("authentication", filters.WithAuthentication(auth, c.AuthenticationHeaders, c.Logger)),
 		filters.WithTracing(c.Tracer),
 		filters.WithFilterSpan(c.Tracer, "audit"),
-		filters.WithAudit(c.Audit, c.Logger),
+		filters.WithFilterLatency("audit", filters.WithAudit(c.Audit, c.Logger)),
 		filters.WithFilterSpan(c.Tracer, "impersonation"),
-		filters.WithImpersonation(c.Authorization, c.Logger),
+		filters.WithFilterLatency("impersonation", filters.WithImpersonation(c.Authorization, c.Logger)),
 		limitSpan,
 		limit,
 		filters.WithFilterSpan(c.Tracer, "authorization"),
-		filters.WithAuthorization(c.Authorization, c.Logger),
+		filters.WithFilterLatency("authorization", filters.WithAuthorization(c.Authorization, c.Logger)),
 	)
 }
 

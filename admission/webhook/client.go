@@ -16,6 +16,8 @@ import (
 
 	arv1 "k8s.io/api/admissionregistration/v1"
 
+	"github.com/capstan-io/capstan/internal/deprecatedcert"
+	"github.com/capstan-io/capstan/metrics"
 	"github.com/capstan-io/capstan/tracing"
 )
 
@@ -107,7 +109,7 @@ func (cs *clients) newClient(cc arv1.WebhookClientConfig) (*client, error) {
 	}
 	transport := &http.Transport{TLSClientConfig: tlsConfig, MaxIdleConnsPerHost: 100,
 		IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: 10 * time.Second, DialContext: cs.dial}
-	c := &client{http: &http.Client{Transport: tracing.Transport(transport)}, transport: transport}
+	c := &client{http: &http.Client{Transport: tracing.Transport(deprecatedcert.Wrap(transport, metrics.WebhookX509))}, transport: transport}
 	if cc.Service != nil {
 		port := int32(443)
 		if cc.Service.Port != nil {

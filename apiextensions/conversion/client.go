@@ -24,6 +24,9 @@ import (
 	"k8s.io/utils/lru"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/capstan-io/capstan/internal/deprecatedcert"
+	"github.com/capstan-io/capstan/metrics"
 )
 
 // ServiceResolver finds where to connect for a webhook given as a Service.
@@ -176,6 +179,7 @@ func newWebhookClient(crdName string, cfg *apiextv1.WebhookClientConfig, caBundl
 	default:
 		return nil, callError(crdName, errors.New("webhook configuration must have either service or URL"))
 	}
+	c.client.Transport = deprecatedcert.Wrap(c.client.Transport, metrics.WebhookX509)
 	return c, nil
 }
 

@@ -8,6 +8,8 @@ import (
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/capstan-io/capstan/metrics"
 )
 
 // documents are the encoded discovery documents of one state of the registry.
@@ -35,6 +37,7 @@ func encode(v any) encoded {
 }
 
 func buildDocuments(groups []*Group) *documents {
+	metrics.DiscoveryAggregated()
 	d := &documents{group: map[string]encoded{}, version: map[string]encoded{}}
 	list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{}}
 	core := aggregatedList()

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/httpstream/wsstream"
@@ -107,6 +109,9 @@ func (s *Scope) streamEvents(ctx context.Context, w http.ResponseWriter, r *http
 				}
 				_ = rc.Flush()
 			}
+			if initialEventsEnd(ev) {
+				metrics.WatchListSent(r.Context())
+			}
 		}
 	}
 }
@@ -121,4 +126,14 @@ func (s *Scope) WatchOne(w http.ResponseWriter, r *http.Request, name string) {
 	}
 	opts.FieldSelector = fields.AndSelectors(opts.FieldSelector, fields.OneTermEqualSelector("metadata.name", name))
 	s.serveWatch(w, r, opts)
+}
+
+// initialEventsEnd tells the bookmark that ends a WatchList's initial
+// events.
+func initialEventsEnd(ev watch.Event) bool {
+	if ev.Type != watch.Bookmark {
+		return false
+	}
+	m, err := meta.Accessor(ev.Object)
+	return err == nil && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
 }

@@ -22,20 +22,15 @@ const kubeFamiliesFile = "testdata/kube-metric-families.txt"
 // after the workload must be in capstan's /metrics with kube's type and
 // label names.
 var notCapstan = map[string]string{
-	"informer_": "client-go reports only informers created with a process-unique InformerName; capstan's loops do not name theirs (a process may run several servers)",
-	"go_":       "Go runtime metrics: names differ with the Go release; checked by TestMetricsGoAndProcess",
-	"aggregator_discovery_aggregation_count_total":         "not built: the merged discovery is kept up to date by the availability checks, which do not count its rebuilds",
-	"apiserver_kube_aggregator_":                           "not built: the aggregator's proxy refuses backend certificates without SANs or with SHA-1 signatures without counting them",
-	"apiserver_validation_":                                "declarative validation is kube's migration machinery; capstan validates one way",
+	"informer_":             "client-go reports only informers created with a process-unique InformerName; capstan's loops do not name theirs (a process may run several servers)",
+	"go_":                   "Go runtime metrics: names differ with the Go release; checked by TestMetricsGoAndProcess",
+	"apiserver_validation_": "declarative validation is kube's migration machinery; capstan validates one way",
 	"apiserver_envelope_encryption_dek_cache_fill_percent": "KMS v1's DEK cache: capstan refuses KMS v1, as kube does without its KMSv1 gate",
-	"apiserver_webhooks_x509_":                             "webhook certificate metrics are not built",
-	"kubernetes_feature_enabled":                           "feature gate metrics are not built",
 	"registered_metrics_total":                             "component-base's count of its own registry",
 	"cardinality_enforcement_":                             "component-base's count of its own label allow lists",
 	"disabled_metrics_total":                               "component-base's count of its own registry",
 	"hidden_metrics_total":                                 "component-base's count of its own registry",
 	"apiserver_request_timestamp_comparison_time":          "capstan compares managed fields' timestamps without timing it",
-	"apiserver_request_filter_duration_seconds":            "per-filter latencies are not built",
 	"apiserver_flowcontrol_current_r":                      "fair queuing's virtual time is not exported",
 	"apiserver_flowcontrol_demand_seats":                   "the demand histogram and utilization samples are not built (the demand gauges are)",
 	"apiserver_flowcontrol_priority_level_":                "the demand histogram and utilization samples are not built (the demand gauges are)",
@@ -44,7 +39,6 @@ var notCapstan = map[string]string{
 	"apiserver_flowcontrol_target_seats":                   "the borrowing allocation's fair fraction and targets are not exported",
 	"apiserver_flowcontrol_watch_count_samples":            "watch counts for write estimates are not exported",
 	"apiserver_watch_events_dispatch_duration_seconds":     "per-stage watch dispatch latencies are not built",
-	"apiserver_watch_list_duration_seconds":                "WatchList completion latency is not built",
 }
 
 // skippedFamily tells whether notCapstan names the family: a key that

@@ -91,7 +91,7 @@ func TestMetricFamiliesMove(t *testing.T) {
 		family string
 		labels map[string]string
 	}{
-		{"apiserver_admission_controller_admission_duration_seconds", map[string]string{"name": "NamespaceLifecycle", "type": "validate"}},
+		{"apiserver_admission_controller_admission_duration_seconds", map[string]string{"name": "NamespaceLifecycle", "type": "admit"}},
 		{"pod_security_evaluations_total", map[string]string{"decision": "deny", "mode": "warn", "resource": "controller", "policy_level": "restricted"}},
 		{"pod_security_exemptions_total", map[string]string{"request_operation": "create", "resource": "controller"}},
 		{"kube_apiserver_clusterip_allocator_allocation_total", map[string]string{"scope": "dynamic"}},
@@ -113,6 +113,12 @@ func TestMetricFamiliesMove(t *testing.T) {
 		{"rest_client_request_duration_seconds", nil},
 		{"grpc_client_started_total", nil},
 		{"grpc_client_handled_total", map[string]string{"grpc_code": "OK"}},
+		{"apiserver_request_filter_duration_seconds", map[string]string{"filter": "authentication"}},
+		{"apiserver_request_filter_duration_seconds", map[string]string{"filter": "audit"}},
+		{"apiserver_request_filter_duration_seconds", map[string]string{"filter": "impersonation"}},
+		{"apiserver_request_filter_duration_seconds", map[string]string{"filter": "priorityandfairness"}},
+		{"apiserver_request_filter_duration_seconds", map[string]string{"filter": "authorization"}},
+		{"aggregator_discovery_aggregation_count_total", nil},
 	}
 	for _, m := range moved {
 		if b, a := sample(before, m.family, m.labels), sample(after, m.family, m.labels); a <= b {
@@ -127,6 +133,8 @@ func TestMetricFamiliesMove(t *testing.T) {
 		{"kube_apiserver_nodeport_allocator_allocated_ports", nil},
 		{"apiextensions_openapi_v2_regeneration_count", map[string]string{"crd": crd, "reason": "add"}},
 		{"apiextensions_openapi_v3_regeneration_count", map[string]string{"crd": crd, "reason": "add", "version": "v1"}},
+		{"kubernetes_feature_enabled", map[string]string{"name": "APIResponseCompression", "stage": "BETA"}},
+		{"kubernetes_feature_enabled", map[string]string{"name": "CRDValidationRatcheting", "stage": ""}},
 	}
 	for _, p := range present {
 		mf := after[p.family]
