@@ -9,7 +9,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
 
@@ -68,13 +70,17 @@ func (p *Plugin) validateNamespace(ctx context.Context, a *admission.Attributes)
 // podWarnings are kube's warnings of the pods that violate a new enforce
 // level: one line per distinct reason, naming the first pod by name.
 func (p *Plugin) podWarnings(ctx context.Context, namespace string, enforce api.LevelVersion) []string {
-	pods, err := p.pods(ctx, namespace)
+	list, err := p.pods(ctx, namespace)
 	if err != nil {
 		return []string{"failed to list pods while checking new PodSecurity enforce level"}
 	}
+	pods := make([]*corev1.Pod, len(list))
+	for i := range list {
+		pods[i] = &list[i]
+	}
 	var out []string
-	total := len(pods)
-	if total > maxPodsToCheck {
+	pods = p.prioritize(pods)
+	if total := len(pods); total > maxPodsToCheck {
 		pods = pods[:maxPodsToCheck]
 		out = append(out, fmt.Sprintf("new PodSecurity enforce level only checked against the first %d of %d existing pods", maxPodsToCheck, total))
 	}
@@ -85,9 +91,6 @@ func (p *Plugin) podWarnings(ctx context.Context, namespace string, enforce api.
 	byReason := map[string]*seen{}
 	var reasons []string
 	for _, pod := range pods {
-		if pod.Spec.RuntimeClassName != nil && slices.Contains(p.exemptions.RuntimeClasses, *pod.Spec.RuntimeClassName) {
-			continue
-		}
 		r := policy.AggregateCheckResults(p.evaluator.EvaluatePod(enforce, &pod.ObjectMeta, &pod.Spec))
 		if r.Allowed {
 			continue
@@ -121,6 +124,30 @@ func (p *Plugin) podWarnings(ctx context.Context, namespace string, enforce api.
 	}
 	slices.Sort(lines)
 	return append(out, lines...)
+}
+
+// prioritize orders pods as kube checks them: pods of exempt runtime
+// classes left out, then one pod of each controller (and every pod without
+// one) in list order, then the other pods of controllers.
+func (p *Plugin) prioritize(pods []*corev1.Pod) []*corev1.Pod {
+	var first, rest []*corev1.Pod
+	seen := map[types.UID]bool{}
+	for _, pod := range pods {
+		if p.exemptRuntimeClass(pod.Spec.RuntimeClassName) {
+			continue
+		}
+		ref := metav1.GetControllerOfNoCopy(pod)
+		switch {
+		case ref == nil:
+			first = append(first, pod)
+		case seen[ref.UID]:
+			rest = append(rest, pod)
+		default:
+			first = append(first, pod)
+			seen[ref.UID] = true
+		}
+	}
+	return append(first, rest...)
 }
 
 // exemptWarning tells that an exempt namespace's labels are ignored.

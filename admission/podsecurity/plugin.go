@@ -83,11 +83,16 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		}
 		pod, ok := a.Object.(*corev1.Pod)
 		if !ok {
-			metrics.PodSecurityError(request(a), true)
-			return apierrors.NewBadRequest("failed to decode pod")
+			return decodeError(ctx, a, "failed to decode pod")
 		}
-		old, ok := a.OldObject.(*corev1.Pod)
-		unchanged := a.Operation == admission.Update && ok && !significantUpdate(pod, old)
+		unchanged := false
+		if a.Operation == admission.Update {
+			old, ok := a.OldObject.(*corev1.Pod)
+			if !ok {
+				return decodeError(ctx, a, "failed to decode old pod")
+			}
+			unchanged = !significantUpdate(pod, old)
+		}
 		return p.evaluate(ctx, a, &pod.ObjectMeta, &pod.Spec, podMode{enforce: true, unchanged: unchanged})
 	}
 	if a.Subresource != "" {
@@ -98,6 +103,14 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		return nil
 	}
 	return p.evaluate(ctx, a, meta, spec, podMode{})
+}
+
+// decodeError refuses a pod write whose object is not a pod, as kube does,
+// telling why in an audit annotation.
+func decodeError(ctx context.Context, a *admission.Attributes, msg string) error {
+	metrics.PodSecurityError(request(a), true)
+	annotate(ctx, "error", msg)
+	return apierrors.NewBadRequest(msg)
 }
 
 // podTemplate is the pod template of a workload, nil for other objects.
@@ -140,7 +153,7 @@ type podMode struct {
 // told in audit annotations, kube's pod-security.kubernetes.io/* ones.
 func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, meta *metav1.ObjectMeta, spec *corev1.PodSpec, mode podMode) error {
 	enforce := mode.enforce
-	if slices.Contains(p.exemptions.Namespaces, a.Namespace) {
+	if a.Namespace != "" && slices.Contains(p.exemptions.Namespaces, a.Namespace) {
 		annotate(ctx, api.ExemptionReasonAnnotationKey, "namespace")
 		metrics.PodSecurityExemption(request(a))
 		return nil
@@ -157,7 +170,9 @@ func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, meta *me
 			annotate(ctx, "error", fmt.Sprintf("failed to lookup namespace %q: %v", a.Namespace, err))
 			return nil
 		}
-		return apierrors.NewInternalError(fmt.Errorf("failed to lookup namespace %q", a.Namespace))
+		refused := apierrors.NewInternalError(fmt.Errorf("failed to lookup namespace %q", a.Namespace))
+		annotate(ctx, "error", fmt.Sprintf("%s: %v", refused.ErrStatus.Message, err))
+		return refused
 	}
 	nsPolicy, errs := api.PolicyToEvaluate(ns.Labels, p.defaults)
 	switch {
@@ -172,7 +187,7 @@ func (p *Plugin) evaluate(ctx context.Context, a *admission.Attributes, meta *me
 	if mode.unchanged {
 		return nil
 	}
-	if spec.RuntimeClassName != nil && slices.Contains(p.exemptions.RuntimeClasses, *spec.RuntimeClassName) {
+	if p.exemptRuntimeClass(spec.RuntimeClassName) {
 		annotate(ctx, api.ExemptionReasonAnnotationKey, "runtimeClass")
 		metrics.PodSecurityExemption(request(a))
 		return nil
@@ -223,6 +238,10 @@ func (p *Plugin) check(ctx context.Context, a *admission.Attributes, nsPolicy ap
 // audit event.
 func annotate(ctx context.Context, key, value string) {
 	audit.AddAnnotation(ctx, api.AuditAnnotationPrefix+key, value)
+}
+
+func (p *Plugin) exemptRuntimeClass(name *string) bool {
+	return name != nil && *name != "" && slices.Contains(p.exemptions.RuntimeClasses, *name)
 }
 
 func (p *Plugin) exemptUser(ctx context.Context) bool {
