@@ -24,8 +24,19 @@ func (w *benchWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 // BenchmarkListChain is the server's filter chain, in its order, around
 // a handler that answers at once: what the filters cost a list of a
-// system:masters user (exempt from APF, as capstan-load's lists are).
+// system:masters user (exempt from APF, as capstan-load's lists are),
+// with and without kube's per-filter latencies.
 func BenchmarkListChain(b *testing.B) {
+	for _, timed := range []bool{false, true} {
+		name := "untimed"
+		if timed {
+			name = "filter-latencies"
+		}
+		b.Run(name, func(b *testing.B) { benchmarkListChain(b, timed) })
+	}
+}
+
+func benchmarkListChain(b *testing.B, timed bool) {
 	logger := slog.New(slog.DiscardHandler)
 	user := &authn.User{Name: "admin", Groups: []string{"system:masters", "system:authenticated"}}
 	auth := authn.AuthenticatorFunc(func(*http.Request) (*authn.Response, bool, error) {
@@ -37,18 +48,25 @@ func BenchmarkListChain(b *testing.B) {
 		_, _ = w.Write([]byte("k8s"))
 	})
 	fc := flowcontrol.NewController(flowcontrol.Config{Logger: logger})
+	latency := func(name string, f Filter) Filter {
+		if timed {
+			return WithFilterLatency(name, f)
+		}
+		return f
+	}
 	h := Chain(handler,
 		WithAuditID(audit.Config{}),
 		WithPanicRecovery(logger),
 		WithRequestInfo(request.NewParser()),
+		WithMetrics(),
 		WithLongRunningStop(context.Background()),
 		WithTimeout(time.Minute),
 		WithWarningRecorder(),
-		WithAuthentication(auth, authn.RequestHeaders{}, logger),
-		WithAudit(audit.Config{}, logger),
-		WithImpersonation(authz.AlwaysAllow, logger),
-		WithPriorityAndFairness(fc),
-		WithAuthorization(authz.AlwaysAllow, logger),
+		latency("authentication", WithAuthentication(auth, authn.RequestHeaders{}, logger)),
+		latency("audit", WithAudit(audit.Config{}, logger)),
+		latency("impersonation", WithImpersonation(authz.AlwaysAllow, logger)),
+		latency("priorityandfairness", WithPriorityAndFairness(fc)),
+		latency("authorization", WithAuthorization(authz.AlwaysAllow, logger)),
 	)
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default/configmaps", nil)
 	r.Header.Set("Accept", "application/vnd.kubernetes.protobuf")
