@@ -13,6 +13,7 @@ import (
 
 	"github.com/capstan-io/capstan/admission/policy/validating"
 	"github.com/capstan-io/capstan/admission/serviceaccount"
+	"github.com/capstan-io/capstan/apis/scheme"
 	"github.com/capstan-io/capstan/controlplane/controllers/perns"
 	"github.com/capstan-io/capstan/controlplane/controllers/satoken"
 	"github.com/capstan-io/capstan/controlplane/controllers/storageprotection"
@@ -54,7 +55,9 @@ func (c Config) admissionLoops() []admissionLoop {
 			// Schemas and kinds from the server's own discovery and
 			// OpenAPI, custom resources included, as kube's loop reads them.
 			mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(client.Discovery()))
-			checker := &validating.TypeChecker{Schemas: &resolver.ClientDiscoveryResolver{Discovery: client.Discovery()}, Mapper: mapper}
+			checker := &validating.TypeChecker{Schemas: &resolver.ClientDiscoveryResolver{Discovery: client.Discovery()}, Mapper: mapper,
+				// Built-in kinds: their schemas change only with the binary.
+				Static: scheme.Scheme.Recognizes}
 			return vapstatus.New(client, checker, c.Logger)
 		})},
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	arv1 "k8s.io/api/admissionregistration/v1"
@@ -28,7 +29,19 @@ const maxTypesToCheck = 10
 type TypeChecker struct {
 	Schemas resolver.SchemaResolver
 	Mapper  meta.ResettableRESTMapper
+	// Static tells the kinds whose schema is fixed while the server runs
+	// (the built-in ones): their CEL types are resolved once and shared
+	// by every policy checked, where a custom resource's schema is read
+	// anew each time, as it may have changed. Nil: none is.
+	Static func(schema.GroupVersionKind) bool
+
+	mu sync.Mutex // guards static
+	// static holds the CEL types of Static kinds: unnamed, and named for
+	// use as a policy's object; nil for a kind with no schema.
+	static map[schema.GroupVersionKind]staticType
 }
+
+type staticType struct{ unnamed, object *apiservercel.DeclType }
 
 // kindType is one kind a policy is checked against.
 type kindType struct {
@@ -42,14 +55,17 @@ type kindType struct {
 func (tc *TypeChecker) Check(p *arv1.ValidatingAdmissionPolicy) []arv1.ExpressionWarning {
 	var kinds []kindType
 	for _, gvk := range tc.kinds(p) {
-		if decl := tc.declType(gvk); decl != nil {
+		if decl := tc.objectType(gvk); decl != nil {
 			kinds = append(kinds, kindType{gvk, decl})
 		}
 	}
 	var params *apiservercel.DeclType
 	if p.Spec.ParamKind != nil {
 		if gv, err := schema.ParseGroupVersion(p.Spec.ParamKind.APIVersion); err == nil {
-			params = tc.declType(gv.WithKind(p.Spec.ParamKind.Kind))
+			// Named apart from the object types: params may be of the
+			// object's kind.
+			gvk := gv.WithKind(p.Spec.ParamKind.Kind)
+			params = named(tc.schemaType(gvk), gvk)
 		}
 	}
 	var warnings []arv1.ExpressionWarning
@@ -89,17 +105,53 @@ func checkExpression(p *arv1.ValidatingAdmissionPolicy, kinds []kindType, params
 	return strings.Join(lines, "\n")
 }
 
-// typeSeq numbers the types made, so that no two share a name: object
-// and params may be of one kind.
-var typeSeq atomic.Int64
+// objectType is gvk's CEL type as a policy's object: built once for a
+// Static kind, anew for any other.
+func (tc *TypeChecker) objectType(gvk schema.GroupVersionKind) *apiservercel.DeclType {
+	if tc.Static == nil || !tc.Static(gvk) {
+		return named(tc.resolve(gvk), gvk)
+	}
+	return tc.staticType(gvk).object
+}
 
-// declType is the CEL type of gvk's schema, nil when it has none.
-func (tc *TypeChecker) declType(gvk schema.GroupVersionKind) *apiservercel.DeclType {
+// schemaType is gvk's CEL type before it is named.
+func (tc *TypeChecker) schemaType(gvk schema.GroupVersionKind) *apiservercel.DeclType {
+	if tc.Static == nil || !tc.Static(gvk) {
+		return tc.resolve(gvk)
+	}
+	return tc.staticType(gvk).unnamed
+}
+
+func (tc *TypeChecker) staticType(gvk schema.GroupVersionKind) staticType {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	t, ok := tc.static[gvk]
+	if !ok {
+		t.unnamed = tc.resolve(gvk)
+		t.object = named(t.unnamed, gvk)
+		if tc.static == nil {
+			tc.static = map[schema.GroupVersionKind]staticType{}
+		}
+		tc.static[gvk] = t
+	}
+	return t
+}
+
+// resolve is the CEL type of gvk's schema, nil when it has none.
+func (tc *TypeChecker) resolve(gvk schema.GroupVersionKind) *apiservercel.DeclType {
 	s, err := tc.Schemas.ResolveSchema(gvk)
 	if err != nil {
 		return nil
 	}
-	decl := common.SchemaDeclType(&openapi.Schema{Schema: s}, true)
+	return common.SchemaDeclType(&openapi.Schema{Schema: s}, true)
+}
+
+// typeSeq numbers the types named, so that no two share a name: object
+// and params may be of one kind.
+var typeSeq atomic.Int64
+
+// named is decl named after gvk, uniquely.
+func named(decl *apiservercel.DeclType, gvk schema.GroupVersionKind) *apiservercel.DeclType {
 	if decl == nil {
 		return nil
 	}
