@@ -28,6 +28,7 @@ require (
 	k8s.io/client-go v0.37.2
 	k8s.io/cluster-bootstrap v0.37.2
 	k8s.io/component-base v0.37.2
+	k8s.io/csi-translation-lib v0.37.2
 	k8s.io/dynamic-resource-allocation v0.37.2
 	k8s.io/kms v0.37.2
 	k8s.io/kube-aggregator v0.37.2

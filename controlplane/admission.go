@@ -103,7 +103,7 @@ func (c Config) registerAdmissionPlugins(r *plugins.Registry, d admissionDeps) {
 	r.Register("NamespaceExists", constant(namespaceexists.NewExists(namespaceexists.Getter(namespaces))))
 	r.Register("ExtendedResourceToleration", constant(extendedresourcetoleration.Plugin{}))
 	r.Register("NamespaceLifecycle", constant(namespacelifecycle.New(namespaceGetter(d.store("", "namespaces")))))
-	r.Register("NodeRestriction", constant(nodeRestriction(d.store("", "pods"), d.store("", "nodes"))))
+	r.Register("NodeRestriction", constant(nodeRestriction(d, c.Generic.Authorization)))
 	r.Register("LimitRanger", constant(limitranger.New(limitRangeLister(d.store("", "limitranges")))))
 	r.Register("ServiceAccount", constant(serviceaccount.New(serviceAccountGetter(d.store("", "serviceaccounts")))))
 	r.Register("TaintNodesByCondition", constant(nodetaint.Plugin{}))

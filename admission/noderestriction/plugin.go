@@ -1,7 +1,8 @@
 // Package noderestriction is kube's NodeRestriction admission plugin: a
 // kubelet (user system:node:<name> in group system:nodes) may write only
-// its own Node, the pods bound to it, mirror pods, its own lease and
-// CSINode. The Node authorizer decides which kinds a kubelet may write; this
+// its own Node, the pods bound to it, mirror pods, its own lease, CSINode
+// and ResourceSlices, and tokens and pod certificates only for the pods it
+// runs. The Node authorizer decides which kinds a kubelet may write; this
 // plugin, which sees the objects, narrows that down to its own.
 package noderestriction
 
@@ -11,30 +12,39 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/authn"
+	"github.com/capstan-io/capstan/authz"
 	"github.com/capstan-io/capstan/authz/node"
 )
 
-// PodGetter reads a pod; NodeGetter reads a node.
-type (
-	PodGetter  func(ctx context.Context, namespace, name string) (*corev1.Pod, error)
-	NodeGetter func(ctx context.Context, name string) (*corev1.Node, error)
-)
+// Getters read the objects a kubelet's writes refer to. kube's plugin reads
+// them from informers, so a getter's NotFound is worded as a lister's
+// (`pod "x" not found`): some are handed to the client as they are.
+type Getters struct {
+	Pods            func(ctx context.Context, namespace, name string) (*corev1.Pod, error)
+	Nodes           func(ctx context.Context, name string) (*corev1.Node, error)
+	ServiceAccounts func(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error)
+	Claims          func(ctx context.Context, namespace, name string) (*corev1.PersistentVolumeClaim, error)
+	Volumes         func(ctx context.Context, name string) (*corev1.PersistentVolume, error)
+	CSIDrivers      func(ctx context.Context, name string) (*storagev1.CSIDriver, error)
+}
 
 // Plugin is the NodeRestriction admission plugin.
 type Plugin struct {
-	pods  PodGetter
-	nodes NodeGetter
+	get Getters
+	// authz decides the token audiences and pod certificate signers a
+	// kubelet asks for that no pod of its refers to.
+	authz authz.Authorizer
 }
 
-// New returns the plugin reading pods and nodes with the given getters.
-func New(pods PodGetter, nodes NodeGetter) *Plugin { return &Plugin{pods: pods, nodes: nodes} }
+// New returns the plugin reading objects with get and asking az.
+func New(get Getters, az authz.Authorizer) *Plugin { return &Plugin{get: get, authz: az} }
 
 var (
 	_ admission.Mutator   = (*Plugin)(nil)
@@ -49,6 +59,9 @@ var (
 	leaseResource   = schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}
 	csiNodeResource = schema.GroupResource{Group: "storage.k8s.io", Resource: "csinodes"}
 	csrResource     = schema.GroupResource{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}
+	saResource      = schema.GroupResource{Resource: "serviceaccounts"}
+	sliceResource   = schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceslices"}
+	pcrResource     = schema.GroupResource{Group: "certificates.k8s.io", Resource: "podcertificaterequests"}
 )
 
 // Handles: kube's plugin takes part in creates, updates and deletes.
@@ -108,21 +121,20 @@ func (p *Plugin) admit(ctx context.Context, a *admission.Attributes) error {
 		return admitCSINode(nodeName, a)
 	case csrResource:
 		return admitCSR(nodeName, a)
+	case saResource:
+		return p.admitToken(ctx, nodeName, a)
+	case sliceResource:
+		return admitResourceSlice(nodeName, a)
+	case pcrResource:
+		return p.admitPodCertificateRequest(ctx, nodeName, a)
 	}
 	return nil
 }
 
 // forbidden is kube's admission 403: the resource and name of the request
-// (the object's generateName, or "Unknown", when it has no name yet).
+// (the object's name or generateName, or "Unknown", when it has none).
 func forbidden(a *admission.Attributes, format string, args ...any) error {
-	name := a.Name
-	if name == "" {
-		name = "Unknown"
-		if m, err := meta.Accessor(a.Object); a.Object != nil && err == nil && m.GetGenerateName() != "" {
-			name = m.GetGenerateName()
-		}
-	}
-	return apierrors.NewForbidden(a.Resource.GroupResource(), name, fmt.Errorf(format, args...))
+	return admission.NewForbidden(a, fmt.Errorf(format, args...))
 }
 
 func (p *Plugin) admitPod(ctx context.Context, nodeName string, a *admission.Attributes) error {
@@ -173,7 +185,7 @@ func (p *Plugin) admitMirrorPod(ctx context.Context, nodeName string, a *admissi
 	if owner.BlockOwnerDeletion != nil && *owner.BlockOwnerDeletion {
 		return forbidden(a, "node %q must not set blockOwnerDeletion on an owner reference", nodeName)
 	}
-	n, err := p.nodes(ctx, nodeName)
+	n, err := p.get.Nodes(ctx, nodeName)
 	if apierrors.IsNotFound(err) {
 		return err
 	}
@@ -228,12 +240,12 @@ func (p *Plugin) admitPodEviction(ctx context.Context, nodeName string, a *admis
 		}
 		podName = eviction.Name
 	}
-	pod, err := p.pods(ctx, a.Namespace, podName)
+	pod, err := p.get.Pods(ctx, a.Namespace, podName)
 	if apierrors.IsNotFound(err) {
 		return err
 	}
 	if err != nil {
-		return apierrors.NewForbidden(a.Resource.GroupResource(), podName, err)
+		return admission.NewForbidden(a, err)
 	}
 	if pod.Spec.NodeName != nodeName {
 		return forbidden(a, "node %s can only evict pods with spec.nodeName set to itself", nodeName)
