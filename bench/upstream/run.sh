@@ -13,7 +13,7 @@
 #   ETCD_PORT     etcd client port                             (default: a free one)
 #   UPSTREAM_BIN  directory of the kube-apiserver and etcd binaries (default
 #                 bench/upstream/bin; with another, BUILD=0 is wise)
-#   USE_ETCD      client URL of an etcd already running: start none (a second
+#   USE_ETCD      client URL(s, comma-separated) of an etcd already running: start none (a second
 #                 kube-apiserver on the etcd of an earlier run)
 #   NICE          niceness for both servers                    (default 0)
 #   BUILD         1: always rebuild; 0: never build            (default: only if stale)
@@ -148,7 +148,8 @@ if [[ -n "${USE_ETCD:-}" ]]; then
   ETCD_PID=""
   echo "ETCD_PID=" > "$OUT/pids"
   trap 'log "start failed; logs in $OUT (kube-apiserver.log)"; [[ -n "${APISERVER_PID:-}" ]] && kill "$APISERVER_PID" 2>/dev/null || true' ERR
-  curl -fsS --max-time 2 "$ETCD_URL/health" 2>/dev/null | grep -q '"health":"true"' || die "etcd at $ETCD_URL is not healthy"
+  # A cluster is given as a comma-separated list: its first member is asked.
+  curl -fsS --max-time 2 "${ETCD_URL%%,*}/health" 2>/dev/null | grep -q '"health":"true"' || die "etcd at $ETCD_URL is not healthy"
 else
   ETCD_URL="http://127.0.0.1:$ETCD_PORT"
   PEER_URL="http://127.0.0.1:$ETCD_PEER_PORT"
