@@ -35,7 +35,7 @@ var layers = []layer{
 		"internal/kubelettest"}},
 	{name: "storage", packages: []string{"storage/..."}, mayImport: []string{"base"}},
 	{name: "registry", packages: []string{"registry/..."}, mayImport: []string{"base", "storage"}},
-	{name: "access", packages: []string{"authn/...", "authz/...", "audit/...", "admission", "flowcontrol",
+	{name: "access", packages: []string{"authn/...", "authz/...", "audit/...", "admission", "flowcontrol", "internal/deprecatedcert",
 		"apis/flowcontrol/bootstrap"}, mayImport: []string{"base"}},
 	{name: "apis", packages: []string{"apis/...", "printers", "admission/...", "apiextensions/schema",
 		"apiextensions/cel", "apiextensions/conversion", "apiextensions/customresource"},
