@@ -13,12 +13,11 @@ import (
 )
 
 func (s *Scope) attributes(ctx context.Context, op admission.Operation, name string, obj, old runtime.Object, dryRun bool) *admission.Attributes {
-	// A deletecollection's deletes name their objects only in them.
-	for _, o := range []runtime.Object{obj, old} {
-		if name != "" || o == nil {
-			continue
-		}
-		if m, err := meta.Accessor(o); err == nil {
+	// A create or update names its object in it, as kube's handlers take
+	// the name from the object. A deletecollection's deletes stay unnamed,
+	// as kube's: a refusal names them "Unknown", a webhook sees no name.
+	if name == "" && obj != nil {
+		if m, err := meta.Accessor(obj); err == nil {
 			name = m.GetName()
 		}
 	}

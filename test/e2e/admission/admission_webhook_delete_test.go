@@ -16,8 +16,8 @@ import (
 )
 
 // TestMutatingWebhookDeleteCollection: a deletecollection calls the
-// mutating webhooks once per object it deletes, with that object, as kube
-// does; a single delete too.
+// mutating webhooks once per object it deletes, with that object and no
+// name, as kube does; a single delete too, with its name.
 func TestMutatingWebhookDeleteCollection(t *testing.T) {
 	e := e2eutil.Start(t)
 	wh := e2eutil.NewAdmissionWebhook(t)
@@ -41,7 +41,7 @@ func TestMutatingWebhookDeleteCollection(t *testing.T) {
 		return len(wh.Seen("/deletes")) > 0, nil
 	})
 	r := wh.Seen("/deletes")[0].Request
-	if r.Operation != admissionv1.Delete || r.OldObject.Raw == nil || r.Options.Raw == nil {
+	if r.Operation != admissionv1.Delete || r.OldObject.Raw == nil || r.Options.Raw == nil || r.Name == "" {
 		t.Errorf("single delete review: %+v", r)
 	}
 	for _, name := range []string{"one", "two"} {
@@ -58,6 +58,11 @@ func TestMutatingWebhookDeleteCollection(t *testing.T) {
 			t.Fatalf("review %+v: %v", rv.Request, err)
 		}
 		names = append(names, cm.Name)
+		// kube's deletecollection admits each object without a name of
+		// its own: the request's, which names none.
+		if rv.Request.Name != "" {
+			t.Errorf("deletecollection's review of %s names %q, want no name, as kube's", cm.Name, rv.Request.Name)
+		}
 	}
 	slices.Sort(names)
 	if !slices.Equal(names, []string{"one", "two"}) {
