@@ -17,6 +17,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
@@ -207,6 +208,11 @@ func namespaceGetter(store *registry.Store) namespacelifecycle.NamespaceGetter {
 		obj, err := store.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"})
 		if err == nil && obj.(*corev1.Namespace).Status.Phase == corev1.NamespaceActive {
 			return obj.(*corev1.Namespace), nil
+		}
+		// kube's plugin reads through client-go here, which refuses a name
+		// that cannot be a path segment before sending it.
+		if msgs := path.IsValidPathSegmentName(name); len(msgs) != 0 {
+			return nil, fmt.Errorf("invalid resource name %q: %v", name, msgs)
 		}
 		if obj, err = store.Get(ctx, name, &metav1.GetOptions{}); err != nil {
 			return nil, err

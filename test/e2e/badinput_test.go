@@ -19,7 +19,7 @@ func TestBadInput(t *testing.T) {
 	e := e2eutil.Start(t)
 	ns := e.Namespace(t)
 	before := e.ConfigMap(t, ns, "a", map[string]string{"l": "v"})
-	keys := e.EtcdKeys(t)
+	keys := withoutLoopObjects(e.EtcdKeys(t))
 	cm := func(name string) []byte {
 		return []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `"},"data":{"k":"changed"}}`)
 	}
@@ -58,8 +58,11 @@ func TestBadInput(t *testing.T) {
 		{"DELETE", e2eutil.CMPath(ns, ".."), nil, "", 400, `Name parameter invalid: ".."`},
 		{"PUT", e2eutil.CMPath(ns, "a%2Fb"), cm("a/b"), "", 404, ""},
 		{"GET", e2eutil.CMPath("..", ""), nil, "", 400, `Namespace parameter invalid: ".."`},
-		{"POST", e2eutil.CMPath("..", ""), cm("x"), "", 422, `ConfigMap "x" is invalid: metadata.namespace`},
-		{"POST", e2eutil.CMPath("%2E%2E", ""), cm("x"), "", 422, `ConfigMap "x" is invalid: metadata.namespace`},
+		// kube's NamespaceLifecycle, which runs before validation, reads
+		// the namespace through client-go, which refuses the name: 500
+		// (checked against kube-apiserver v1.37.2).
+		{"POST", e2eutil.CMPath("..", ""), cm("x"), "", 500, `Internal error occurred: invalid resource name "..": [may not be '..']`},
+		{"POST", e2eutil.CMPath("%2E%2E", ""), cm("x"), "", 500, `Internal error occurred: invalid resource name "..": [may not be '..']`},
 		{"POST", e2eutil.CMPath("no-such-ns", ""), cm("x"), "", 404, `namespaces "no-such-ns" not found`},
 		{"POST", "/api/v1/namespaces", []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a.b"}}`), "", 422,
 			`Namespace "a.b" is invalid: metadata.name`},
@@ -84,12 +87,21 @@ func TestBadInput(t *testing.T) {
 	if err != nil || after.ResourceVersion != before.ResourceVersion || after.Data["k"] != "v" {
 		t.Fatalf("after bad input: %+v, %v", after, err)
 	}
-	if now := e.EtcdKeys(t); !slices.Equal(now, keys) {
+	if now := withoutLoopObjects(e.EtcdKeys(t)); !slices.Equal(now, keys) {
 		t.Fatalf("bad input changed the stored keys:\nbefore %q\nafter  %q", keys, now)
 	}
 	if r := e.Do(t, http.MethodGet, "/healthz", nil); r.Code != 200 || !bytes.Equal(r.Body, []byte("ok")) {
 		t.Fatalf("healthz after bad input = %d %s", r.Code, r.Body)
 	}
+}
+
+// withoutLoopObjects leaves out the keys of what the server's own loops
+// write in every namespace (its service account and root CA config map),
+// which may appear at any time after a start.
+func withoutLoopObjects(keys []string) []string {
+	return slices.DeleteFunc(keys, func(k string) bool {
+		return strings.HasPrefix(k, "/registry/serviceaccounts/") || strings.HasSuffix(k, "/kube-root-ca.crt")
+	})
 }
 
 func contentType(ct string) []string {
