@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/apis/internaldiff"
 )
 
 // kubeletLabels are the kubernetes.io labels a kubelet sets on its Node
@@ -145,7 +146,8 @@ func admitPVCStatus(nodeName string, a *admission.Attributes) error {
 		c.Status.AllocatedResourceStatuses, c.Status.AllocatedResources = nil, nil
 	}
 	if !equality.Semantic.DeepEqual(old, pvc) {
-		return forbidden(a, "node %q is not allowed to update fields other than status.quantity and status.conditions", nodeName)
+		return forbidden(a, "node %q is not allowed to update fields other than status.quantity and status.conditions: %v",
+			nodeName, internaldiff.Diff(old, pvc))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -220,6 +221,17 @@ func admitPodStatus(nodeName string, a *admission.Attributes) error {
 	}
 	if !labels.Equals(old.Labels, pod.Labels) {
 		return forbidden(a, "node %q cannot update labels through pod status", nodeName)
+	}
+	// The resource claims a pod was given are the scheduler's and the
+	// resource claim controller's to record, not the kubelet's. kube's
+	// message has "statues".
+	switch {
+	case !equality.Semantic.DeepEqual(old.Status.ResourceClaimStatuses, pod.Status.ResourceClaimStatuses):
+		return forbidden(a, "node %q cannot update resource claim statues", nodeName)
+	case !equality.Semantic.DeepEqual(old.Status.ExtendedResourceClaimStatus, pod.Status.ExtendedResourceClaimStatus):
+		return forbidden(a, "node %q cannot update extended resource claim status", nodeName)
+	case !equality.Semantic.DeepEqual(old.Status.NodeAllocatableResourceClaimStatuses, pod.Status.NodeAllocatableResourceClaimStatuses):
+		return forbidden(a, "node %q cannot update node allocatable resource claim statuses", nodeName)
 	}
 	return nil
 }

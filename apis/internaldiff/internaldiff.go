@@ -107,7 +107,8 @@ func write(buf *bytes.Buffer, v reflect.Value) {
 
 // writeFields writes the exported fields of struct v by their Go names;
 // an embedded struct's fields are written in its place, as encoding/json
-// promotes the fields of an untagged embedded struct.
+// promotes the fields of an untagged embedded struct (by their Go names,
+// or by their tags for apimachinery's TypeMeta and ObjectMeta).
 func writeFields(buf *bytes.Buffer, v reflect.Value, first *bool) {
 	t := v.Type()
 	for i := range t.NumField() {
@@ -116,7 +117,13 @@ func writeFields(buf *bytes.Buffer, v reflect.Value, first *bool) {
 			continue
 		}
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			writeFields(buf, v.Field(i), first)
+			if untagged(f.Type) {
+				writeFields(buf, v.Field(i), first)
+				continue
+			}
+			// kube's internal types embed TypeMeta and ObjectMeta with no
+			// tag: their own tagged fields are promoted, as they encode.
+			writeMembers(buf, v.Field(i), first)
 			continue
 		}
 		if !*first {
@@ -128,6 +135,20 @@ func writeFields(buf *bytes.Buffer, v reflect.Value, first *bool) {
 		buf.WriteByte(':')
 		write(buf, v.Field(i))
 	}
+}
+
+// writeMembers writes the members of struct v's standard JSON object in
+// place, without its braces.
+func writeMembers(buf *bytes.Buffer, v reflect.Value, first *bool) {
+	data, err := json.Marshal(v.Interface())
+	if err != nil || len(data) <= 2 || data[0] != '{' {
+		return
+	}
+	if !*first {
+		buf.WriteByte(',')
+	}
+	*first = false
+	buf.Write(data[1 : len(data)-1])
 }
 
 // untagged reports whether kube's internal counterpart of t has no JSON

@@ -64,3 +64,17 @@ func TestDiffMatchesKube(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestMarshalObject: a whole object renders as kube's internal type does,
+// TypeMeta's and ObjectMeta's fields promoted by their JSON names.
+func TestMarshalObject(t *testing.T) {
+	pvc := &corev1.PersistentVolumeClaim{
+		TypeMeta:   metav1.TypeMeta{Kind: "PersistentVolumeClaim", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", Labels: map[string]string{"a": "b"}},
+	}
+	got := string(Marshal(pvc))
+	want := `{"kind":"PersistentVolumeClaim","apiVersion":"v1","name":"c","namespace":"ns","labels":{"a":"b"},"Spec":{"AccessModes":null,`
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("got  %s\nwant %s...", got, want)
+	}
+}

@@ -303,8 +303,10 @@ func (r *request_) pod() (authz.Decision, string) {
 	return authz.NoOpinion, ""
 }
 
-// podCertificateRequest: capstan does not serve the group; kube's rules
-// for it need a graph of its objects, which no kubelet can reach here.
+// podCertificateRequest: kube's rules, but for a get, which kube allows
+// for the node's own requests through its graph; capstan's graph keeps no
+// PodCertificateRequests (docs/compatibility.md), so a node creates its
+// requests and watches them by nodeName, but cannot get one by name.
 func (r *request_) podCertificateRequest() (authz.Decision, string) {
 	if r.Subresource != "" {
 		return authz.NoOpinion, "nodes may not access the status subresource of PodCertificateRequests"

@@ -76,7 +76,9 @@ func (g *Graph) reaches(node, kind, namespace, name string) bool {
 		va, ok := get[*storagev1.VolumeAttachment](g.attachments, name)
 		return ok && va.Spec.NodeName == node
 	case kindResourceSlice:
-		// capstan does not serve resource.k8s.io: no slice names a node.
+		// The graph keeps no ResourceSlices (a difference from kube,
+		// docs/compatibility.md): a node lists and watches its own by
+		// nodeName, but cannot get one by name.
 		return false
 	}
 	if g.podOnNodeRefers(node, ref(kind, namespace, name)) {
