@@ -13,38 +13,25 @@ type X509Counters struct {
 // WebhookX509 counts admission and conversion webhooks' certificates;
 // AggregatorX509 counts extension API servers'.
 var (
-	WebhookX509 = X509Counters{
-		MissingSAN: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "apiserver_webhooks_x509_missing_san_total",
-			Help: helpMissingSAN("webhook"),
-		}),
-		InsecureSHA1: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "apiserver_webhooks_x509_insecure_sha1_total",
-			Help: helpSHA1("webhook"),
-		}),
-	}
-	AggregatorX509 = X509Counters{
-		MissingSAN: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "apiserver_kube_aggregator_x509_missing_san_total",
-			Help: helpMissingSAN("extension API server"),
-		}),
-		InsecureSHA1: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "apiserver_kube_aggregator_x509_insecure_sha1_total",
-			Help: helpSHA1("extension API server"),
-		}),
-	}
+	WebhookX509    = newX509Counters("apiserver_webhooks", "webhook")
+	AggregatorX509 = newX509Counters("apiserver_kube_aggregator", "extension API server")
 )
+
+func newX509Counters(prefix, backend string) X509Counters {
+	return X509Counters{
+		MissingSAN: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: prefix + "_x509_missing_san_total",
+			Help: "Requests to a " + backend + " whose serving certificate has no subjectAltName extension, " +
+				"or connections to one refused for that reason.",
+		}),
+		InsecureSHA1: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: prefix + "_x509_insecure_sha1_total",
+			Help: "Requests to a " + backend + " whose serving certificate chain has a SHA-1 signature, " +
+				"or connections to one refused for that reason.",
+		}),
+	}
+}
 
 func init() {
 	register(WebhookX509.MissingSAN, WebhookX509.InsecureSHA1, AggregatorX509.MissingSAN, AggregatorX509.InsecureSHA1)
-}
-
-func helpMissingSAN(backend string) string {
-	return "Requests to a " + backend + " whose serving certificate has no subjectAltName extension, " +
-		"or connections to one refused for that reason."
-}
-
-func helpSHA1(backend string) string {
-	return "Requests to a " + backend + " whose serving certificate chain has a SHA-1 signature, " +
-		"or connections to one refused for that reason."
 }
