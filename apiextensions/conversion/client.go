@@ -179,7 +179,6 @@ func newWebhookClient(crdName string, cfg *apiextv1.WebhookClientConfig, caBundl
 	default:
 		return nil, callError(crdName, errors.New("webhook configuration must have either service or URL"))
 	}
-	c.client.Transport = deprecatedcert.Wrap(c.client.Transport, metrics.WebhookX509)
 	return c, nil
 }
 
@@ -245,6 +244,7 @@ func (c *webhookClient) post(ctx context.Context, body []byte, timeout time.Dura
 	req.Header.Set("User-Agent", "kube-apiserver-admission")
 
 	resp, err := client.Do(req)
+	deprecatedcert.Observe(req, resp, err, metrics.WebhookX509)
 	if err != nil {
 		return nil, err
 	}

@@ -22,43 +22,52 @@ import (
 
 // Wrap returns rt, counting deprecated certificates in counters.
 func Wrap(rt http.RoundTripper, counters metrics.X509Counters) http.RoundTripper {
-	return &roundTripper{next: rt, checks: []check{
-		{id: "missing-san", reason: "relies on a legacy Common Name field instead of the SAN extension for subject validation",
-			counter: counters.MissingSAN, refused: refusedForCommonName, served: servedWithoutSAN},
-		{id: "insecure-sha1", reason: "uses an insecure SHA-1 signature",
-			counter: counters.InsecureSHA1, refused: refusedForSHA1, served: servedWithSHA1},
-	}}
+	return &roundTripper{next: rt, counters: counters}
 }
 
 type roundTripper struct {
-	next   http.RoundTripper
-	checks []check
-}
-
-// check is one deprecation: how to tell it from a refused connection's
-// error and from the certificates of one that was served.
-type check struct {
-	id, reason string
-	counter    prometheus.Counter
-	refused    func(error) bool
-	served     func([]*x509.Certificate) bool
+	next     http.RoundTripper
+	counters metrics.X509Counters
 }
 
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := rt.next.RoundTrip(req)
-	for _, c := range rt.checks {
+	Observe(req, resp, err, rt.counters)
+	return resp, err
+}
+
+// Observe counts the outcome of req (resp or err) in counters, for a
+// client whose transport must stay an *http.Transport (http.Client words
+// its timeouts differently for other transports).
+func Observe(req *http.Request, resp *http.Response, err error, counters metrics.X509Counters) {
+	for _, c := range checks {
 		switch {
 		case err != nil && c.refused(err):
 		case err == nil && resp.TLS != nil && len(resp.TLS.PeerCertificates) > 0 && c.served(resp.TLS.PeerCertificates):
 		default:
 			continue
 		}
-		c.counter.Inc()
+		c.counter(counters).Inc()
 		if host := req.URL.Hostname(); host != "" {
 			audit.AddAnnotation(req.Context(), c.id+".invalid-cert.kubernetes.io/"+host, c.reason)
 		}
 	}
-	return resp, err
+}
+
+var checks = []check{
+	{id: "missing-san", reason: "relies on a legacy Common Name field instead of the SAN extension for subject validation",
+		counter: func(c metrics.X509Counters) prometheus.Counter { return c.MissingSAN }, refused: refusedForCommonName, served: servedWithoutSAN},
+	{id: "insecure-sha1", reason: "uses an insecure SHA-1 signature",
+		counter: func(c metrics.X509Counters) prometheus.Counter { return c.InsecureSHA1 }, refused: refusedForSHA1, served: servedWithSHA1},
+}
+
+// check is one deprecation: how to tell it from a refused connection's
+// error and from the certificates of one that was served.
+type check struct {
+	id, reason string
+	counter    func(metrics.X509Counters) prometheus.Counter
+	refused    func(error) bool
+	served     func([]*x509.Certificate) bool
 }
 
 // refusedForCommonName: Go's verification found the name only in the
