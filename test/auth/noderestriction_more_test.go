@@ -37,14 +37,7 @@ func TestNodeRestrictionMore(t *testing.T) {
 	s := testkit.StartServer(t, "--enable-admission-plugins=NodeRestriction")
 	admin := s.Client(t)
 	ns := namespace(t, admin)
-	nodes := map[string]*corev1.Node{}
-	for _, name := range []string{"n1", "n2"} {
-		n, err := admin.CoreV1().Nodes().Create(ctx(t), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nodes[name] = n
-	}
+	nodes := createNodes(t, admin, "n1", "n2")
 	for _, name := range []string{"sa", "ghost"} {
 		if _, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx(t), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	"github.com/capstan-io/capstan/internal/testkit"
@@ -29,14 +30,7 @@ func TestNodeRestriction(t *testing.T) {
 	s := testkit.StartServer(t, "--enable-admission-plugins=NodeRestriction")
 	admin := s.Client(t)
 	ns := namespace(t, admin)
-	nodes := map[string]*corev1.Node{}
-	for _, name := range []string{"n1", "n2"} {
-		n, err := admin.CoreV1().Nodes().Create(ctx(t), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nodes[name] = n
-	}
+	nodes := createNodes(t, admin, "n1", "n2")
 	other, err := admin.CoreV1().Pods(ns).Create(ctx(t), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "on-n2"},
 		Spec: corev1.PodSpec{NodeName: "n2", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{})
 	if err != nil {
@@ -140,4 +134,18 @@ func nodeCSR(t *testing.T, name, commonName string) *certificatesv1.CertificateS
 			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
 			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
 		}}
+}
+
+// createNodes creates the named nodes, as an admin would register them.
+func createNodes(t *testing.T, admin kubernetes.Interface, names ...string) map[string]*corev1.Node {
+	t.Helper()
+	nodes := map[string]*corev1.Node{}
+	for _, name := range names {
+		n, err := admin.CoreV1().Nodes().Create(ctx(t), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes[name] = n
+	}
+	return nodes
 }
