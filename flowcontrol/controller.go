@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -70,6 +71,7 @@ type level struct {
 	exempt   bool
 	queuing  bool // more than one queue: flows are hashed
 	queues   *fairqueuing.QueueSet
+	gauges   *metrics.FlowLevelGauges // the queue set's observer
 	limits   limits
 	demand   demandStats
 	current  int // current concurrency limit, after borrowing
@@ -174,16 +176,17 @@ func (c *Controller) digest(pls []*flowcontrolv1.PriorityLevelConfiguration, fss
 		shareSum += float64(shares)
 	}
 	levels := make(map[string]*level, len(pls))
-	nominalSum := 0
+	nominalSum, waitingSum := 0, 0
 	for _, pl := range pls {
 		// A new level value each time: requests read the published one
 		// without the lock. Its queues and borrowing state carry over.
 		l := &level{pl: pl}
 		old, seen := c.levels[pl.Name]
 		if seen {
-			l.queues, l.demand, l.current = old.queues, old.demand, old.current
+			l.queues, l.gauges, l.demand, l.current = old.queues, old.gauges, old.demand, old.current
 		} else {
-			l.queues = fairqueuing.New(c.cfg.Clock)
+			l.queues, l.gauges = fairqueuing.New(c.cfg.Clock), metrics.FlowLevelGaugesOf(pl.Name)
+			l.queues.SetObserver(l.gauges)
 		}
 		fresh := !seen
 		l.exempt = pl.Spec.Type == flowcontrolv1.PriorityLevelEnablementExempt
@@ -197,9 +200,13 @@ func (c *Controller) digest(pls []*flowcontrolv1.PriorityLevelConfiguration, fss
 			l.current = l.limits.nominal - l.limits.lendable/2
 		}
 		nominalSum += l.limits.nominal
+		if q := queuingOf(pl); q != nil {
+			waitingSum += int(q.Queues * q.QueueLengthLimit)
+		}
 		levels[pl.Name] = l
 	}
 	c.levels = levels
+	metrics.SetInflightLimits(nominalSum, nominalSum, waitingSum)
 	c.rebalanceLocked(nominalSum)
 
 	schemas, updates := usableSchemas(fss, levels, metav1.NewTime(c.cfg.Clock.Now()))
@@ -295,22 +302,33 @@ func (c *Controller) rebalanceLocked(nominalSum int) {
 		l.demand.update(demands[i])
 		bls[i] = &borrowLevel{exempt: l.exempt, limits: l.limits, demand: l.demand, current: l.current}
 	}
-	rebalance(nominalSum, bls)
+	metrics.FlowFairFraction(rebalance(nominalSum, bls))
 	for i, name := range names {
 		l := c.levels[name]
 		l.current = bls[i].current
 		metrics.FlowLevel(name, l.limits.nominal, l.limits.min, l.limits.max, l.current,
 			float64(l.demand.highWatermark), demands[i].Average, demands[i].StdDev, l.demand.smoothed)
+		metrics.FlowAllocation(name, bls[i].target)
 		qc := fairqueuing.Config{Exempt: l.exempt, ConcurrencyLimit: l.current}
 		if q := queuingOf(l.pl); q != nil {
 			qc.Queues, qc.HandSize, qc.QueueLengthLimit = int(q.Queues), int(q.HandSize), int(q.QueueLengthLimit)
 		}
+		l.gauges.SetLimits(max(qc.QueueLengthLimit, 1)*max(qc.Queues, 1), c.utilizationDenominator(l.current))
 		if err := l.queues.SetConfig(qc); err != nil {
 			// Validation rejects such levels; keep the last good queues.
 			c.cfg.Logger.Error("priority level has unusable queuing", "priorityLevel", name, "err", err)
 			_ = l.queues.SetConfig(fairqueuing.Config{ConcurrencyLimit: l.current})
 		}
 	}
+}
+
+// utilizationDenominator is what a level's utilization is a fraction of:
+// its current limit or, for a level with none, a tenth of the server's.
+func (c *Controller) utilizationDenominator(current int) int {
+	if current > 0 {
+		return current
+	}
+	return max(1, int(math.Round(float64(c.cfg.ServerConcurrencyLimit)/10)))
 }
 
 // String describes a level's limits, for logs and tests.

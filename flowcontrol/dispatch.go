@@ -49,7 +49,11 @@ func (c *Controller) Start(ctx context.Context, arrived time.Time, d Digest, raw
 	if l.queuing {
 		hash = flowHash(fs.Name, distinguisher)
 	}
-	a.Width = c.width(d.Info, rawQuery, l)
+	width, watchers := c.width(d.Info, rawQuery, l)
+	if watchers >= 0 {
+		metrics.FlowWatchCount(l.pl.Name, fs.Name, watchers)
+	}
+	a.Width = width
 	descr := fairqueuing.Descr{FlowSchema: fs.Name, FlowDistinguisher: distinguisher, Details: d}
 	req := l.queues.StartDescribed(a.Width, hash, descr)
 	if req == nil {

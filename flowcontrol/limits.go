@@ -102,8 +102,19 @@ type borrowItem struct {
 // allocate shares total seats among items: each gets its target times a
 // common factor, clamped to its bounds, with the factor chosen so that
 // the allocations add up to total. Kube solves the same problem exactly
-// by walking the bounds; bisection finds the same factor.
-func allocate(total float64, items []borrowItem) []float64 {
+// by walking the bounds; bisection finds the same factor, which is
+// returned too. When the bounds leave no room the factor is kube's: the
+// least lower bound relative to its target when the lower bounds add up
+// to total, the greatest upper bound relative to its target when the
+// upper bounds do, and 0 when even they fall short.
+func allocate(total float64, items []borrowItem) ([]float64, float64) {
+	var lowSum, highSum float64
+	lowest, highest := math.Inf(1), 0.0
+	for _, it := range items {
+		t := max(it.target, 0.001)
+		lowSum, highSum = lowSum+it.lower, highSum+it.upper
+		lowest, highest = math.Min(lowest, it.lower/t), math.Max(highest, it.upper/t)
+	}
 	sum := func(p float64) (s float64) {
 		for _, it := range items {
 			s += clamp(max(it.target, 0.001)*p, it.lower, it.upper)
@@ -126,7 +137,16 @@ func allocate(total float64, items []borrowItem) []float64 {
 	for i, it := range items {
 		out[i] = clamp(max(it.target, 0.001)*hi, it.lower, it.upper)
 	}
-	return out
+	const epsilon = 1e-9
+	switch {
+	case highSum < total-epsilon:
+		return out, 0
+	case highSum <= total+epsilon:
+		return out, highest
+	case lowSum >= total-epsilon:
+		return out, lowest
+	}
+	return out, hi
 }
 
 func clamp(x, lo, hi float64) float64 { return math.Min(math.Max(x, lo), hi) }
@@ -136,15 +156,18 @@ type borrowLevel struct {
 	exempt  bool
 	limits  limits
 	demand  demandStats
-	current int // the result: the level's current concurrency limit
+	current int     // the result: the level's current concurrency limit
+	target  float64 // the seats the allocation aimed at for the level
 }
 
 // rebalance sets each level's current limit from the period's demand, as
 // kube's periodic borrowing does: exempt levels take what they used
 // (at least their minimum); the other levels share the rest in
 // proportion to their smoothed demand, within [their minimum or the
-// demand they had, up to nominal] and their maximum.
-func rebalance(nominalSum int, levels []*borrowLevel) {
+// demand they had, up to nominal] and their maximum. It returns the fair
+// fraction: the factor the targets were scaled by, 0 when the levels got
+// their minimum or a share of it.
+func rebalance(nominalSum int, levels []*borrowLevel) (fairFrac float64) {
 	remaining := nominalSum
 	var items []borrowItem
 	var limited []*borrowLevel
@@ -152,12 +175,13 @@ func rebalance(nominalSum int, levels []*borrowLevel) {
 	for _, l := range levels {
 		if l.exempt {
 			l.current = max(l.limits.min, l.demand.highWatermark)
+			l.target = float64(l.current)
 			remaining -= l.current
 			continue
 		}
 		minCurrent := max(l.limits.min, min(l.limits.nominal, l.demand.highWatermark))
-		items = append(items, borrowItem{lower: float64(minCurrent), upper: float64(l.limits.max),
-			target: math.Max(float64(minCurrent), l.demand.smoothed)})
+		l.target = math.Max(float64(minCurrent), l.demand.smoothed)
+		items = append(items, borrowItem{lower: float64(minCurrent), upper: float64(l.limits.max), target: l.target})
 		limited = append(limited, l)
 		minSum += l.limits.min
 		minCurrentSum += minCurrent
@@ -175,8 +199,11 @@ func rebalance(nominalSum int, levels []*borrowLevel) {
 		}
 	default:
 		// kube divides the nominal sum, not what exempt levels left.
-		for i, a := range allocate(float64(nominalSum), items) {
+		var allocs []float64
+		allocs, fairFrac = allocate(float64(nominalSum), items)
+		for i, a := range allocs {
 			limited[i].current = int(math.Round(a))
 		}
 	}
+	return fairFrac
 }

@@ -113,19 +113,25 @@ func TestAllocate(t *testing.T) {
 		total float64
 		items []borrowItem
 		want  []float64
+		fair  float64 // the fair fraction kube's allocation reports
 	}{
-		{10, []borrowItem{{0, 10, 1}, {0, 10, 1}}, []float64{5, 5}},
-		{10, []borrowItem{{0, 10, 3}, {0, 10, 1}}, []float64{7.5, 2.5}},
-		{10, []borrowItem{{0, 4, 3}, {0, 10, 1}}, []float64{4, 6}},
-		{10, []borrowItem{{6, 10, 1}, {0, 10, 1}}, []float64{6, 4}},
-		{10, []borrowItem{{0, 2, 1}, {0, 3, 1}}, []float64{2, 3}},
+		{10, []borrowItem{{0, 10, 1}, {0, 10, 1}}, []float64{5, 5}, 5},
+		{10, []borrowItem{{0, 10, 3}, {0, 10, 1}}, []float64{7.5, 2.5}, 2.5},
+		{10, []borrowItem{{0, 4, 3}, {0, 10, 1}}, []float64{4, 6}, 6},
+		{10, []borrowItem{{6, 10, 1}, {0, 10, 1}}, []float64{6, 4}, 4},
+		{5, []borrowItem{{0, 2, 1}, {0, 3, 1}}, []float64{2, 3}, 3},
+		{10, []borrowItem{{0, 2, 1}, {0, 3, 1}}, []float64{2, 3}, 0},
+		{4, []borrowItem{{1, 5, 2}, {3, 5, 4}}, []float64{1, 3}, 0.5},
 	} {
-		got := allocate(tc.total, tc.items)
+		got, fair := allocate(tc.total, tc.items)
 		for i := range got {
 			if math.Abs(got[i]-tc.want[i]) > 1e-6 {
 				t.Errorf("allocate(%v, %v) = %v, want %v", tc.total, tc.items, got, tc.want)
 				break
 			}
+		}
+		if math.Abs(fair-tc.fair) > 1e-6 {
+			t.Errorf("allocate(%v, %v): fair fraction %v, want %v", tc.total, tc.items, fair, tc.fair)
 		}
 	}
 }

@@ -32,18 +32,27 @@ type ObjectCounter interface {
 // width estimates a request's width. Lists (and watches that start with
 // the current state) take a seat per 100kB of objects they load at once;
 // writes hold seats for the watchers they notify; everything else takes
-// one seat.
-func (c *Controller) width(info *request.Info, rawQuery string, l *level) fairqueuing.Width {
-	if info == nil || !info.IsResourceRequest || l.exempt {
-		return fairqueuing.Width{InitialSeats: 1}
+// one seat. Exempt requests are estimated too, as kube does: they never
+// wait, but their seats are the exempt level's demand, which borrowing
+// gives it from the others. For a write it also returns the watchers
+// counted, -1 for other requests (and for service account tokens, which
+// make no event: kube does not count their watchers either).
+func (c *Controller) width(info *request.Info, rawQuery string, l *level) (w fairqueuing.Width, watchers int) {
+	one := fairqueuing.Width{InitialSeats: 1}
+	if info == nil || !info.IsResourceRequest {
+		return one, -1
 	}
 	switch info.Verb {
 	case "create", "update", "patch", "delete":
-		return writeWidth(c.watches.interested(info), l.maxSeats)
+		if info.Resource == "serviceaccounts" && info.Subresource == "token" {
+			return one, -1
+		}
+		watchers = c.watches.interested(info)
+		return writeWidth(watchers, l.maxSeats), watchers
 	case "list", "watch":
-		return fairqueuing.Width{InitialSeats: c.seats(info, rawQuery, l)}
+		return fairqueuing.Width{InitialSeats: c.seats(info, rawQuery, l)}, -1
 	}
-	return fairqueuing.Width{InitialSeats: 1}
+	return one, -1
 }
 
 // Kube's estimate of the work of a write's events: each watcher that may

@@ -52,7 +52,7 @@ func TestSeats(t *testing.T) {
 		{name: "exact lists from etcd are not capped at 1MB", info: list("", "configmaps"), query: "resourceVersion=5&resourceVersionMatch=Exact", want: 50},
 		{name: "at most 100 seats", info: list("", "secrets"), query: "resourceVersion=5&resourceVersionMatch=Exact", want: 100},
 		{name: "the level's maximum", info: list("", "configmaps"), maxSeats: 3, want: 3},
-		{name: "exempt levels", info: list("", "configmaps"), exempt: true, want: 1},
+		{name: "exempt levels are estimated too", info: list("", "configmaps"), exempt: true, want: 10},
 		{name: "one named object", info: &request.Info{IsResourceRequest: true, Verb: "list", Resource: "configmaps", Name: "a"}, want: 1},
 		{name: "nothing stored", info: list("", "events"), want: 1},
 		{name: "unknown size is etcd's largest", info: list("apps", "nosize"), want: 10},
@@ -64,12 +64,14 @@ func TestSeats(t *testing.T) {
 		{name: "create", info: &request.Info{IsResourceRequest: true, Verb: "create", Resource: "pods"}, want: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := c.width(tc.info, tc.query, &level{maxSeats: tc.maxSeats, exempt: tc.exempt}).Seats(); got != tc.want {
+			if w, _ := c.width(tc.info, tc.query, &level{maxSeats: tc.maxSeats, exempt: tc.exempt}); w.Seats() != tc.want {
+				got := w.Seats()
 				t.Errorf("seats = %d, want %d", got, tc.want)
 			}
 		})
 	}
-	if got := NewController(Config{}).width(list("", "configmaps"), "", &level{}).Seats(); got != 1 {
+	if w, _ := NewController(Config{}).width(list("", "configmaps"), "", &level{}); w.Seats() != 1 {
+		got := w.Seats()
 		t.Errorf("without counts: %d seats, want 1", got)
 	}
 }
@@ -139,5 +141,24 @@ func TestInterestedWatches(t *testing.T) {
 	forget()
 	if got := write("update", "configmaps", "a", "one"); got != 2 {
 		t.Errorf("after the watch of one ended: %d watchers, want 2", got)
+	}
+}
+
+// TestTokenRequestsNotChargedForWatchers: a service account token makes
+// no event, so its create is not charged for the service accounts'
+// watchers (as kube), while a service account's create is.
+func TestTokenRequestsNotChargedForWatchers(t *testing.T) {
+	c := NewController(Config{})
+	for range 20 {
+		c.RegisterWatch(&request.Info{IsResourceRequest: true, Verb: "watch", Resource: "serviceaccounts"}, "")
+	}
+	create := func(sub string) *request.Info {
+		return &request.Info{IsResourceRequest: true, Verb: "create", Resource: "serviceaccounts", Namespace: "a", Name: "sa", Subresource: sub}
+	}
+	if w, watchers := c.width(create("token"), "", &level{}); w.FinalSeats != 0 || watchers != -1 {
+		t.Errorf("token request: %+v, %d watchers counted; want no final seats, none counted", w, watchers)
+	}
+	if w, watchers := c.width(create(""), "", &level{}); w.FinalSeats != 2 || watchers != 20 {
+		t.Errorf("service account create: %+v, %d watchers counted; want 2 final seats, 20 counted", w, watchers)
 	}
 }

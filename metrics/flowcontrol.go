@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -128,4 +129,100 @@ func FlowLevel(level string, nominal, lower, upper, current int, highWatermark, 
 	apfAverage.WithLabelValues(level).Set(average)
 	apfStdDev.WithLabelValues(level).Set(stdDev)
 	apfSmoothed.WithLabelValues(level).Set(smoothed)
+}
+
+// The timing ratio histograms of kube's APF and its allocation gauges.
+var (
+	apfSeatUtilization = newTimingFamily("apiserver_flowcontrol_priority_level_seat_utilization",
+		"Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but only initial stage for WATCHes)",
+		[]float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1},
+		prometheus.Labels{"phase": "executing"}, "priority_level")
+	apfRequestUtilization = newTimingFamily("apiserver_flowcontrol_priority_level_request_utilization",
+		"Observations, at the end of every nanosecond, of number of requests (as a fraction of the relevant limit) waiting or in any stage of execution (but only initial stage for WATCHes)",
+		[]float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.25, 0.5, 0.75, 1}, nil, "phase", "priority_level")
+	apfDemandSeats = newTimingFamily("apiserver_flowcontrol_demand_seats",
+		"Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (nominal number of seats for that level)",
+		[]float64{0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6}, nil, "priority_level")
+	apfReadVsWrite = newTimingFamily("apiserver_flowcontrol_read_vs_write_current_requests",
+		"Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution",
+		[]float64{0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1}, nil, "phase", "request_kind")
+	apfCurrentR = levelGauge("current_r", "R(time of last change)")
+	apfTarget   = levelGauge("target_seats", "Seat allocation targets")
+	apfFairFrac = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "apiserver_flowcontrol_seat_fair_frac",
+		Help: "Fair fraction of server's concurrency to allocate to each priority level that can use it",
+	})
+	apfWatchCount = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "apiserver_flowcontrol_watch_count_samples",
+		Help:    "count of watchers for mutating requests in API Priority and Fairness",
+		Buckets: []float64{0, 1, 10, 100, 1000, 10000},
+	}, []string{"priority_level", "flow_schema"})
+)
+
+func init() { register(apfFairFrac, apfWatchCount) }
+
+// FlowLevelGauges are a priority level's timing ratio histograms and its
+// virtual time, which its queue set updates on every change.
+type FlowLevelGauges struct {
+	mu                                sync.Mutex // guards the four series
+	waiting, executing, seats, demand *ratioSeries
+	r                                 prometheus.Gauge
+}
+
+// FlowLevelGaugesOf returns the gauges of a level: one set per level name
+// in the process, as every family here (kube keeps a level's series for
+// the life of the process, as this does).
+func FlowLevelGaugesOf(level string) *FlowLevelGauges { return flowLevelGauges.get(level) }
+
+var flowLevelGauges = newSeriesCache(func(level string) *FlowLevelGauges {
+	g := &FlowLevelGauges{r: apfCurrentR.WithLabelValues(level)}
+	g.waiting = newRatioSeries(apfRequestUtilization, &g.mu, "waiting", level)
+	g.executing = newRatioSeries(apfRequestUtilization, &g.mu, "executing", level)
+	g.seats = newRatioSeries(apfSeatUtilization, &g.mu, level)
+	g.demand = newRatioSeries(apfDemandSeats, &g.mu, level)
+	return g
+})
+
+// Note records the level's requests and seats after a change, and its
+// virtual time.
+func (g *FlowLevelGauges) Note(waiting, executing, seatsInUse, seatsWaiting int, r float64) {
+	g.r.Set(r)
+	w, e, s, d := float64(waiting), float64(executing), float64(seatsInUse), float64(seatsInUse+seatsWaiting)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if w == g.waiting.num && e == g.executing.num && s == g.seats.num && d == g.demand.num {
+		return
+	}
+	now := time.Now()
+	g.waiting.setLocked(now, w)
+	g.executing.setLocked(now, e)
+	g.seats.setLocked(now, s)
+	g.demand.setLocked(now, d)
+}
+
+// SetLimits sets the denominators: the level's queue capacity (queues
+// times queue length, at least 1) and its current concurrency limit
+// (for a level with none, a tenth of the server's, as kube).
+func (g *FlowLevelGauges) SetLimits(queueCapacity, concurrency int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := time.Now()
+	g.waiting.setDenominatorLocked(now, float64(queueCapacity))
+	g.executing.setDenominatorLocked(now, float64(concurrency))
+	g.seats.setDenominatorLocked(now, float64(concurrency))
+	g.demand.setDenominatorLocked(now, float64(concurrency))
+}
+
+// FlowAllocation records a rebalance's seat targets of one level.
+func FlowAllocation(level string, target float64) { apfTarget.WithLabelValues(level).Set(target) }
+
+// FlowFairFraction records the rebalance's fair fraction: the factor
+// every level's target was scaled by (0 when the levels got their
+// minimum or a share of it).
+func FlowFairFraction(f float64) { apfFairFrac.Set(f) }
+
+// FlowWatchCount records the watchers a write of level and schema may
+// notify, as its width was estimated.
+func FlowWatchCount(level, schema string, watchers int) {
+	apfWatchCount.WithLabelValues(level, schema).Observe(float64(watchers))
 }

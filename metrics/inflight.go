@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -64,18 +66,72 @@ func kindOf(mutating bool) int {
 	return readOnlyKind
 }
 
+// readVsWrite are kube's read_vs_write_current_requests: the requests
+// of each kind executing and waiting, over the server's limits, observed
+// through time; each series under its own lock.
+var readVsWrite = func() (r [2][2]*lockedRatio) { // [phase][kind]
+	for kind, label := range []string{"readOnly", "mutating"} {
+		for phase, name := range []string{"executing", "waiting"} {
+			l := &lockedRatio{}
+			l.r = newRatioSeries(apfReadVsWrite, &l.mu, name, label)
+			r[phase][kind] = l
+		}
+	}
+	return r
+}()
+
+const (
+	executingPhase = 0
+	waitingPhase   = 1
+)
+
+// lockedRatio is a ratio series with its own lock.
+type lockedRatio struct {
+	mu sync.Mutex
+	r  *ratioSeries
+}
+
+func (l *lockedRatio) add(delta float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.r.setLocked(time.Now(), l.r.num+delta)
+}
+
+func (l *lockedRatio) setDenominator(den float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.r.setDenominatorLocked(time.Now(), den)
+}
+
 // Executing counts a request that runs until the returned function is
 // called.
 func Executing(mutating bool) (done func()) {
-	w := &executing[kindOf(mutating)]
-	w.inc()
-	return w.dec
+	return count(&executing[kindOf(mutating)], readVsWrite[executingPhase][kindOf(mutating)])
 }
 
 // Queued counts a request that waits for its turn until the returned
 // function is called.
 func Queued(mutating bool) (done func()) {
-	w := &waiting[kindOf(mutating)]
+	return count(&waiting[kindOf(mutating)], readVsWrite[waitingPhase][kindOf(mutating)])
+}
+
+func count(w *watermark, r *lockedRatio) (done func()) {
 	w.inc()
-	return w.dec
+	r.add(1)
+	return func() {
+		w.dec()
+		r.add(-1)
+	}
+}
+
+// SetInflightLimits sets the limits read_vs_write_current_requests are
+// ratios of: with API Priority and Fairness, the seats of all levels for
+// executing requests and their queues' capacity for waiting ones, the
+// same for both kinds; with max-in-flight limits, each kind's limit (and
+// waiting requests over 1: none wait).
+func SetInflightLimits(executingReadOnly, executingMutating, waitingLimit int) {
+	readVsWrite[executingPhase][readOnlyKind].setDenominator(float64(executingReadOnly))
+	readVsWrite[executingPhase][mutatingKind].setDenominator(float64(executingMutating))
+	readVsWrite[waitingPhase][readOnlyKind].setDenominator(float64(waitingLimit))
+	readVsWrite[waitingPhase][mutatingKind].setDenominator(float64(waitingLimit))
 }

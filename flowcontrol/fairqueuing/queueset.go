@@ -77,6 +77,22 @@ type QueueSet struct {
 	lingering int // finished requests whose final seats are still held
 	stats     Stats
 	demand    demandIntegrator
+	observer  Observer
+}
+
+// Observer is told a queue set's counts and virtual time after every
+// change, under the set's lock: kube's utilization histograms are fed
+// from it.
+type Observer interface {
+	Note(waiting, executing, seatsInUse, seatsWaiting int, virtualR float64)
+}
+
+// SetObserver makes o the set's observer and tells it the current state.
+func (qs *QueueSet) SetObserver(o Observer) {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	qs.observer = o
+	qs.noteDemandLocked()
 }
 
 // Stats are a queue set's counters and gauges, as kube's debug dump has.
@@ -159,9 +175,13 @@ func (qs *QueueSet) ResetDemand() Demand {
 	return qs.demand.reset(qs.lastReal)
 }
 
-// noteDemandLocked records the seats asked for after a change.
+// noteDemandLocked records the seats asked for after a change, and tells
+// the observer.
 func (qs *QueueSet) noteDemandLocked() {
 	qs.demand.set(qs.lastReal, float64(qs.stats.SeatsInUse+qs.stats.SeatsWaiting))
+	if qs.observer != nil {
+		qs.observer.Note(qs.stats.Waiting, qs.stats.Executing, qs.stats.SeatsInUse, qs.stats.SeatsWaiting, qs.virtualR)
+	}
 }
 
 // Start admits a request of the given width (seats) whose flow hashes to

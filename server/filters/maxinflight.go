@@ -24,6 +24,7 @@ func WithMaxInFlightLimit(readOnly, mutating int) Filter {
 		if readSlots == nil && writeSlots == nil {
 			return h
 		}
+		metrics.SetInflightLimits(readOnly, mutating, 1)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			info, _ := request.InfoFrom(r.Context())
 			if LongRunning(info) || privileged(r) {

@@ -31,13 +31,6 @@ var notCapstan = map[string]string{
 	"disabled_metrics_total":                               "component-base's count of its own registry",
 	"hidden_metrics_total":                                 "component-base's count of its own registry",
 	"apiserver_request_timestamp_comparison_time":          "capstan compares managed fields' timestamps without timing it",
-	"apiserver_flowcontrol_current_r":                      "fair queuing's virtual time is not exported",
-	"apiserver_flowcontrol_demand_seats":                   "the demand histogram and utilization samples are not built (the demand gauges are)",
-	"apiserver_flowcontrol_priority_level_":                "the demand histogram and utilization samples are not built (the demand gauges are)",
-	"apiserver_flowcontrol_read_vs_write_current_requests": "the demand histogram and utilization samples are not built (the demand gauges are)",
-	"apiserver_flowcontrol_seat_fair_frac":                 "the borrowing allocation's fair fraction and targets are not exported",
-	"apiserver_flowcontrol_target_seats":                   "the borrowing allocation's fair fraction and targets are not exported",
-	"apiserver_flowcontrol_watch_count_samples":            "watch counts for write estimates are not exported",
 	"apiserver_watch_events_dispatch_duration_seconds":     "per-stage watch dispatch latencies are not built",
 }
 

@@ -10,6 +10,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -56,6 +58,17 @@ func sample(mfs map[string]*dto.MetricFamily, family string, want map[string]str
 			sum += float64(m.Histogram.GetSampleCount())
 		case m.Summary != nil:
 			sum += float64(m.Summary.GetSampleCount())
+		}
+	}
+	return sum
+}
+
+// histogramSum adds the sums of the family's histograms with the labels.
+func histogramSum(mfs map[string]*dto.MetricFamily, family string, want map[string]string) float64 {
+	var sum float64
+	for _, m := range mfs[family].GetMetric() {
+		if hasLabels(m, want) && m.Histogram != nil {
+			sum += m.Histogram.GetSampleSum()
 		}
 	}
 	return sum
@@ -119,10 +132,28 @@ func TestMetricFamiliesMove(t *testing.T) {
 		{"apiserver_request_filter_duration_seconds", map[string]string{"filter": "priorityandfairness"}},
 		{"apiserver_request_filter_duration_seconds", map[string]string{"filter": "authorization"}},
 		{"aggregator_discovery_aggregation_count_total", nil},
+		{"apiserver_flowcontrol_watch_count_samples", map[string]string{"priority_level": "workload-low", "flow_schema": "service-accounts"}},
 	}
 	for _, m := range moved {
 		if b, a := sample(before, m.family, m.labels), sample(after, m.family, m.labels); a <= b {
 			t.Errorf("%s%v did not move: %v before, %v after", m.family, m.labels, b, a)
+		}
+	}
+	// Timing histograms count time whatever their value: their sums, the
+	// value integrated over time, move only while requests are there.
+	integrated := []struct {
+		family string
+		labels map[string]string
+	}{
+		{"apiserver_flowcontrol_priority_level_request_utilization", map[string]string{"phase": "executing", "priority_level": "workload-low"}},
+		{"apiserver_flowcontrol_priority_level_seat_utilization", map[string]string{"phase": "executing", "priority_level": "workload-low"}},
+		{"apiserver_flowcontrol_demand_seats", map[string]string{"priority_level": "workload-low"}},
+		{"apiserver_flowcontrol_read_vs_write_current_requests", map[string]string{"phase": "executing", "request_kind": "mutating"}},
+		{"apiserver_flowcontrol_read_vs_write_current_requests", map[string]string{"phase": "executing", "request_kind": "readOnly"}},
+	}
+	for _, m := range integrated {
+		if b, a := histogramSum(before, m.family, m.labels), histogramSum(after, m.family, m.labels); a <= b {
+			t.Errorf("%s%v: its sum did not move: %v before, %v after", m.family, m.labels, b, a)
 		}
 	}
 	present := []struct {
@@ -135,6 +166,9 @@ func TestMetricFamiliesMove(t *testing.T) {
 		{"apiextensions_openapi_v3_regeneration_count", map[string]string{"crd": crd, "reason": "add", "version": "v1"}},
 		{"kubernetes_feature_enabled", map[string]string{"name": "APIResponseCompression", "stage": "BETA"}},
 		{"kubernetes_feature_enabled", map[string]string{"name": "CRDValidationRatcheting", "stage": ""}},
+		{"apiserver_flowcontrol_current_r", map[string]string{"priority_level": "workload-low"}},
+		{"apiserver_flowcontrol_target_seats", map[string]string{"priority_level": "workload-low"}},
+		{"apiserver_flowcontrol_seat_fair_frac", nil},
 	}
 	for _, p := range present {
 		mf := after[p.family]
@@ -243,4 +277,18 @@ func legacyToken(t *testing.T, e *e2eutil.Env) {
 		// Authenticated, then refused or not by RBAC: either way the token was read.
 		_, _ = client.CoreV1().ConfigMaps(ns).List(e2eutil.Ctx(t), metav1.ListOptions{})
 	}
+	// A write by the service account, allowed: the first request of the
+	// test that is not exempt from API Priority and Fairness (the
+	// service-accounts schema, the workload-low level).
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "legacy-edit"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "legacy", Namespace: ns}}}
+	must(t, func() error {
+		_, err := c.RbacV1().RoleBindings(ns).Create(e2eutil.Ctx(t), binding, metav1.CreateOptions{})
+		return err
+	})
+	e2eutil.Eventually(t, 30*time.Second, "the service account writes a config map", func(ctx context.Context) (bool, error) {
+		_, err := client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "by-legacy"}}, metav1.CreateOptions{})
+		return err == nil || apierrors.IsAlreadyExists(err), nil
+	})
 }
