@@ -11,6 +11,7 @@ import (
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/admission/match"
 	"github.com/capstan-io/capstan/authz"
+	"github.com/capstan-io/capstan/internal/safejsonpatch"
 )
 
 // Mutating is the MutatingAdmissionWebhook plugin.
@@ -105,7 +106,7 @@ func applyPatch(ctx context.Context, h *hook, a *admission.Attributes, rs *reque
 	if a.Object == nil {
 		return false, apierrors.NewInternalError(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.name))
 	}
-	patched, err := patch.Apply(req.object)
+	patched, err := safejsonpatch.Apply(patch, req.object)
 	if err != nil {
 		return false, apierrors.NewInternalError(err)
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/audit"
+	"github.com/capstan-io/capstan/internal/safejsonpatch"
 	"github.com/capstan-io/capstan/registry/rest"
 	"github.com/capstan-io/capstan/warning"
 )
@@ -171,7 +172,9 @@ func (s *Scope) applyPatch(w http.ResponseWriter, r *http.Request, pt types.Patc
 			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf(
 				"The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
-		if patched, err = applyJSONPatch(ops, original); err != nil {
+		if patched, err = safejsonpatch.Apply(ops, original); err != nil {
+			// Also a patch the library panics on, where kube drops the
+			// connection.
 			// kube's answer keeps the cause to itself.
 			return nil, NewStatusError(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the server rejected our request due to an error in our request")
 		}
@@ -196,18 +199,6 @@ func (s *Scope) applyPatch(w http.ResponseWriter, r *http.Request, pt types.Patc
 			field.Invalid(field.NewPath("patch"), string(patched), bad.cause.Error())})
 	}
 	return obj, err
-}
-
-// applyJSONPatch applies ops to original. The library panics on some
-// patches (a "test" of the whole document without a value): that is a
-// failed patch like any other here, where kube drops the connection.
-func applyJSONPatch(ops jsonpatch.Patch, original []byte) (patched []byte, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			patched, err = nil, fmt.Errorf("json patch: %v", r)
-		}
-	}()
-	return ops.Apply(original)
 }
 
 // applyServerSide merges an apply configuration into old (nil when the

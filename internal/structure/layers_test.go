@@ -31,7 +31,7 @@ type layer struct {
 // (TestArchitectureShowsLayers).
 var layers = []layer{
 	{name: "base", packages: []string{"request", "warning", "metrics", "tracing", "pki", "proxy/...", "kubeletclient", "flowcontrol/fairqueuing",
-		"internal/parallel", "internal/workloop", "internal/startgc/...", "internal/fieldtest", "internal/kmstest", "internal/oidctest",
+		"internal/parallel", "internal/safejsonpatch", "internal/workloop", "internal/startgc/...", "internal/fieldtest", "internal/kmstest", "internal/oidctest",
 		"internal/kubelettest"}},
 	{name: "storage", packages: []string{"storage/..."}, mayImport: []string{"base"}},
 	{name: "registry", packages: []string{"registry/..."}, mayImport: []string{"base", "storage"}},

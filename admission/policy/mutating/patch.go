@@ -23,6 +23,8 @@ import (
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/capstan-io/capstan/internal/safejsonpatch"
 )
 
 // applyConfiguration merges the Object an ApplyConfiguration made into
@@ -118,7 +120,7 @@ func jsonPatch(obj map[string]any, val ref.Val) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	patched, err := ops.Apply(data)
+	patched, err := safejsonpatch.Apply(ops, data)
 	if errors.Is(err, jsonpatch.ErrTestFailed) {
 		return data, nil
 	}
