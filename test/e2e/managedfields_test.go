@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/capstan-io/capstan/internal/testkit"
+	"github.com/capstan-io/capstan/test/e2e/e2eutil"
 )
 
 // managedFieldsGolden holds the managed fields kube-apiserver v1.37.2
@@ -266,3 +267,46 @@ spec:
             properties:
               replicas: {type: integer}
 `
+
+// TestNoOpWritesKeepResourceVersion: an apply or update that changes
+// nothing, made a second or more later (managed fields' times have
+// seconds), stores nothing: the resourceVersion and the manager's time
+// stay, as in kube (which reverts the new time after comparing the
+// objects; here the managed fields keep a manager's time while its fields
+// do not change, so there is nothing to compare).
+func TestNoOpWritesKeepResourceVersion(t *testing.T) {
+	e := e2eutil.Start(t)
+	c := e.Clientset
+	ns := e.Namespace(t)
+	ac := corev1ac.ConfigMap("noop", ns).WithData(map[string]string{"a": "1"})
+	applied, err := c.CoreV1().ConfigMaps(ns).Apply(e2eutil.Ctx(t), ac, metav1.ApplyOptions{FieldManager: "applier"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the clock to reach the next second: a time set now would
+	// differ from the first one.
+	time.Sleep(time.Until(applied.ManagedFields[0].Time.Add(time.Second + 50*time.Millisecond)))
+	again, err := c.CoreV1().ConfigMaps(ns).Apply(e2eutil.Ctx(t), ac, metav1.ApplyOptions{FieldManager: "applier"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	updated, err := c.CoreV1().ConfigMaps(ns).Update(e2eutil.Ctx(t), again, metav1.UpdateOptions{FieldManager: "applier"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, got := range map[string]*corev1.ConfigMap{"the second apply": again, "the update": updated} {
+		if got.ResourceVersion != applied.ResourceVersion || !got.ManagedFields[0].Time.Equal(applied.ManagedFields[0].Time) {
+			t.Errorf("%s: resourceVersion %s, time %v; want %s, %v as after the first apply", what,
+				got.ResourceVersion, got.ManagedFields[0].Time, applied.ResourceVersion, applied.ManagedFields[0].Time)
+		}
+	}
+	// A write that changes the object does move both.
+	again.Data["a"] = "2"
+	changed, err := c.CoreV1().ConfigMaps(ns).Update(e2eutil.Ctx(t), again, metav1.UpdateOptions{FieldManager: "applier"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed.ResourceVersion == applied.ResourceVersion {
+		t.Errorf("a changing update kept the resourceVersion %s", changed.ResourceVersion)
+	}
+}
