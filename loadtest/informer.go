@@ -68,14 +68,31 @@ func syncInformer(ctx context.Context, lw cache.ListerWatcher, want int) error {
 	case <-ctx.Done():
 		return fmt.Errorf("informer did not sync: %w", ctx.Err())
 	}
-	own := 0
-	for _, o := range inf.GetStore().List() {
-		if o.(*corev1.ConfigMap).Labels[toolLabel] == toolLabelValue {
-			own++
+	// A list+watch informer lists at resourceVersion "0": the watch cache
+	// may answer from a state a little older than the creates (kube's
+	// too), and the watch then brings the rest. Synced means all of them
+	// are in the store.
+	own := ownObjects(inf.GetStore())
+	for own < want && ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Millisecond):
 		}
+		own = ownObjects(inf.GetStore())
 	}
 	if own != want {
 		return fmt.Errorf("informer synced with %d objects of the tool's, want %d", own, want)
 	}
 	return nil
+}
+
+// ownObjects counts the tool's config maps in store.
+func ownObjects(store cache.Store) int {
+	own := 0
+	for _, o := range store.List() {
+		if o.(*corev1.ConfigMap).Labels[toolLabel] == toolLabelValue {
+			own++
+		}
+	}
+	return own
 }
