@@ -121,13 +121,60 @@ func TestUses(t *testing.T) {
 		{"naming it, being deleted, containers stopped", deleting(pod(true, claimVolume("c")), stopped, waiting), claim("c", ""), true, false},
 		{"naming it, being deleted, a container running", deleting(pod(true, claimVolume("c")), stopped, running), claim("c", ""), true, true},
 	} {
-		if got := holdsClaim(tc.pod, tc.pvc); got != tc.holds {
-			t.Errorf("%s: holdsClaim = %v, want %v", tc.name, got, tc.holds)
+		// The pod as the API has it, and as the loop's cache keeps it.
+		viewed, err := claimView(withNoise(tc.pod.DeepCopy()))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got := referencesClaim(tc.pod, tc.pvc); got != tc.reference {
-			t.Errorf("%s: referencesClaim = %v, want %v", tc.name, got, tc.reference)
+		for what, p := range map[string]*corev1.Pod{"pod": tc.pod, "cached pod": viewed.(*corev1.Pod)} {
+			if got := holdsClaim(p, tc.pvc); got != tc.holds {
+				t.Errorf("%s, %s: holdsClaim = %v, want %v", tc.name, what, got, tc.holds)
+			}
+			if got := referencesClaim(p, tc.pvc); got != tc.reference {
+				t.Errorf("%s, %s: referencesClaim = %v, want %v", tc.name, what, got, tc.reference)
+			}
+		}
+		if keys, _ := podClaimKeys(viewed); !slices.Equal(keys, mustKeys(podClaimKeys(tc.pod))) {
+			t.Errorf("%s: the cached pod's claims %v, the pod's %v", tc.name, keys, mustKeys(podClaimKeys(tc.pod)))
 		}
 	}
+}
+
+// withNoise adds to p what a real pod has and the loop's cache drops.
+func withNoise(p *corev1.Pod) *corev1.Pod {
+	p.Labels = map[string]string{"app": "x"}
+	p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "c", Image: "i", Env: []corev1.EnvVar{{Name: "A", Value: "b"}}})
+	p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "cfg", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}})
+	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue})
+	return p
+}
+
+func mustKeys(keys []string, _ error) []string { return keys }
+
+// TestClaimView: the cache keeps no container, no other volume and no
+// ephemeral claim template.
+func TestClaimView(t *testing.T) {
+	p := withNoise(pod(true, claimVolume("c"), ephemeralVolume("data")))
+	p.Spec.Volumes[1].Ephemeral.VolumeClaimTemplate = &corev1.PersistentVolumeClaimTemplate{}
+	v, err := claimView(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := v.(*corev1.Pod)
+	if len(got.Spec.Containers) != 0 || len(got.Labels) != 0 || len(got.Status.Conditions) != 0 || len(got.Spec.Volumes) != 2 ||
+		got.Spec.Volumes[1].Ephemeral.VolumeClaimTemplate != nil {
+		t.Errorf("cached pod keeps too much: %+v", got)
+	}
+	if tomb := (cache.DeletedFinalStateUnknown{Key: "ns/p"}); mustView(claimView(tomb)) != any(tomb) {
+		t.Error("a tombstone was changed")
+	}
+}
+
+func mustView(v any, err error) any {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 func TestPodClaimKeys(t *testing.T) {

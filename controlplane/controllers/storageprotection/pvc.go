@@ -63,12 +63,63 @@ func NewClaims(client kubernetes.Interface, logger *slog.Logger) (*Claims, error
 	}); err != nil {
 		return nil, err
 	}
+	if err := c.pods.SetTransform(claimView); err != nil {
+		return nil, err
+	}
 	_, err := c.pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.podChanged,
 		UpdateFunc: func(_, obj any) { c.podChanged(obj) },
 		DeleteFunc: c.podChanged,
 	})
 	return c, err
+}
+
+// claimView keeps of a pod what the loop decides by (holdsClaim,
+// referencesClaim, podClaimKeys): a cluster's pods are held for as long as
+// the loop runs, and a pod's containers, environment and status would be
+// most of them. The pods of the API (inUse's second look) are whole.
+func claimView(obj any) (any, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil // a tombstone: its pod was viewed when stored
+	}
+	v := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: pod.ResourceVersion,
+			DeletionTimestamp: pod.DeletionTimestamp, DeletionGracePeriodSeconds: pod.DeletionGracePeriodSeconds},
+		Spec:   corev1.PodSpec{NodeName: pod.Spec.NodeName},
+		Status: corev1.PodStatus{Phase: pod.Status.Phase},
+	}
+	for _, vol := range pod.Spec.Volumes {
+		switch {
+		case vol.PersistentVolumeClaim != nil:
+			v.Spec.Volumes = append(v.Spec.Volumes, corev1.Volume{Name: vol.Name, VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: vol.PersistentVolumeClaim.ClaimName}}})
+		case vol.Ephemeral != nil:
+			v.Spec.Volumes = append(v.Spec.Volumes, corev1.Volume{Name: vol.Name, VolumeSource: corev1.VolumeSource{
+				Ephemeral: &corev1.EphemeralVolumeSource{}}})
+		}
+	}
+	// Whether each container may still run (terminated): its state's kind.
+	states := func(in []corev1.ContainerStatus) []corev1.ContainerStatus {
+		var out []corev1.ContainerStatus
+		for _, s := range in {
+			var st corev1.ContainerState
+			switch {
+			case s.State.Terminated != nil:
+				st.Terminated = &corev1.ContainerStateTerminated{}
+			case s.State.Waiting != nil:
+				st.Waiting = &corev1.ContainerStateWaiting{}
+			case s.State.Running != nil:
+				st.Running = &corev1.ContainerStateRunning{}
+			}
+			out = append(out, corev1.ContainerStatus{State: st})
+		}
+		return out
+	}
+	v.Status.InitContainerStatuses = states(pod.Status.InitContainerStatuses)
+	v.Status.ContainerStatuses = states(pod.Status.ContainerStatuses)
+	v.Status.EphemeralContainerStatuses = states(pod.Status.EphemeralContainerStatuses)
+	return v, nil
 }
 
 func newQueue(name string) workqueue.TypedRateLimitingInterface[string] {

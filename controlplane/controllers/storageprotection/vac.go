@@ -116,6 +116,9 @@ func (c *Classes) sync(ctx context.Context, name string) error {
 		if c.named(name) {
 			return nil
 		}
+		if named, err := c.namedLive(ctx, name); err != nil || named {
+			return err
+		}
 		vac = vac.DeepCopy()
 		vac.Finalizers = slices.DeleteFunc(vac.Finalizers, func(f string) bool { return f == storageprotection.VACFinalizer })
 	case needsFinalizer(vac, storageprotection.VACFinalizer):
@@ -138,6 +141,32 @@ func (c *Classes) named(name string) bool {
 		}
 	}
 	return false
+}
+
+// namedLive asks the API what named says of the caches: a claim made
+// just before the class's deletion may not be in them yet, and the class
+// would lose its protection (kube's loop reads its caches only; the
+// pvc-protection loop looks twice for the same reason).
+func (c *Classes) namedLive(ctx context.Context, name string) (bool, error) {
+	pvs, err := c.client.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, err
+	}
+	for i := range pvs.Items {
+		if slices.Contains(volumeClasses(&pvs.Items[i]), name) {
+			return true, nil
+		}
+	}
+	pvcs, err := c.client.CoreV1().PersistentVolumeClaims("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, err
+	}
+	for i := range pvcs.Items {
+		if slices.Contains(claimClasses(&pvcs.Items[i]), name) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func indexBy(names func(any) []string) cache.IndexFunc {
