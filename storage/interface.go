@@ -115,6 +115,10 @@ type ListOptions struct {
 	// ProgressNotify asks Watch for BOOKMARK events carrying the current
 	// revision when nothing else happens (allowWatchBookmarks).
 	ProgressNotify bool
+	// RecordTimes asks Watch for its changes' objects as *TimedObject,
+	// with the time each was decoded (the initial events and bookmarks
+	// come bare). Storage that does not record times ignores it.
+	RecordTimes bool
 	// SendInitialEvents asks Watch for an ADDED event per existing object
 	// followed, with ProgressNotify, by a BOOKMARK annotated
 	// k8s.io/initial-events-end (WatchList).

@@ -4,6 +4,8 @@ import (
 	goruntime "runtime"
 	"sync"
 	"time"
+
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // The hand-off of a watcher's live events between Run's goroutine and the
@@ -44,7 +46,7 @@ func (w *cacheWatcher) forward() {
 	for {
 		select {
 		case ev := <-w.input:
-			if !w.deliver(ev) {
+			if !w.deliverLive(ev) {
 				return
 			}
 			continue
@@ -56,7 +58,7 @@ func (w *cacheWatcher) forward() {
 		}
 		select {
 		case ev := <-w.input:
-			if !w.deliver(ev) {
+			if !w.deliverLive(ev) {
 				return
 			}
 		case <-w.done:
@@ -110,6 +112,12 @@ func (w *cacheWatcher) offer(ev *event, timeout <-chan time.Time) bool {
 		// Only this goroutine sends to result now: the send cannot block.
 		if out, ok := w.meaning(ev); ok {
 			w.result <- out
+			if !ev.decoded.IsZero() && out.Type != watch.Bookmark {
+				// A send with room takes no time worth a bucket: one
+				// reading of the clock serves as built and sent.
+				now := w.c.clock.Now()
+				w.c.backend.metrics.Delivered(ev.decoded, ev.at, now, now)
+			}
 		}
 		return true
 	}

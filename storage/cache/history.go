@@ -20,6 +20,8 @@ type event struct {
 	prev *element
 	rv   uint64
 	at   time.Time // when the cache received it
+	// decoded is when storage decoded it; zero if storage did not say.
+	decoded time.Time
 	// snap is the state right after the change, the answer to a list at
 	// any revision from rv up to the next event's; nil unless the event is
 	// a checkpoint or someone listed at it (see history).

@@ -137,7 +137,7 @@ func (c *Cacher) watch(ctx context.Context, tick <-chan time.Time) error {
 	from := c.rv
 	c.mu.RUnlock()
 	w, err := c.backend.storage.Watch(ctx, c.resourcePrefix, storage.ListOptions{
-		ResourceVersion: formatRV(from), Recursive: true, ProgressNotify: true})
+		ResourceVersion: formatRV(from), Recursive: true, ProgressNotify: true, RecordTimes: true})
 	if err != nil {
 		if errors.Is(err, storage.ErrExpired) {
 			return fmt.Errorf("%w: %w", errRelist, err)
@@ -188,6 +188,8 @@ func (c *Cacher) handle(e watch.Event) error {
 
 // apply applies a change to the state and the history, and dispatches it.
 func (c *Cacher) apply(e watch.Event) error {
+	var decoded time.Time
+	e.Object, decoded = storage.Untimed(e.Object)
 	key, err := c.keyFunc(e.Object)
 	if err != nil {
 		return err
@@ -207,7 +209,7 @@ func (c *Cacher) apply(e watch.Event) error {
 	if err != nil {
 		return err
 	}
-	ev := &event{typ: e.Type, key: key, elem: elem, rv: rv, at: c.clock.Now()}
+	ev := &event{typ: e.Type, key: key, elem: elem, rv: rv, at: c.clock.Now(), decoded: decoded}
 	// The object as the watch decoded it, for the watchers that take it
 	// before it is collected.
 	ev.shared.get(elem.data != nil, func() *sharedObject { return newSharedObject(e.Object) })

@@ -126,6 +126,25 @@ func (w *cacheWatcher) deliver(ev *event) bool {
 	return !ok || w.send(out)
 }
 
+// deliverLive is deliver for a live event, which is timed on its way
+// (kube's dispatch stages; the history replayed first is not, as kube
+// does not time its initial events).
+func (w *cacheWatcher) deliverLive(ev *event) bool {
+	out, ok := w.meaning(ev)
+	if !ok {
+		return true
+	}
+	if ev.decoded.IsZero() || out.Type == watch.Bookmark {
+		return w.send(out)
+	}
+	built := w.c.clock.Now()
+	if !w.send(out) {
+		return false
+	}
+	w.c.backend.metrics.Delivered(ev.decoded, ev.at, built, w.c.clock.Now())
+	return true
+}
+
 // meaning is the event ev makes for this watch, if any; it moves sentRV.
 func (w *cacheWatcher) meaning(ev *event) (watch.Event, bool) {
 	if ev.rv <= w.sentRV {

@@ -3,6 +3,7 @@ package etcd3
 import (
 	"context"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/watch"
@@ -25,6 +26,7 @@ type watcher struct {
 	recursive      bool
 	pred           storage.SelectionPredicate
 	progressNotify bool
+	recordTimes    bool // changes come as *storage.TimedObject
 	result         chan watch.Event
 }
 
@@ -60,7 +62,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 	w := &watcher{
 		s: s, ctx: wctx, cancel: cancel,
 		key: key, etcdKey: etcdKey, recursive: opts.Recursive,
-		pred: opts.Predicate, progressNotify: opts.ProgressNotify,
+		pred: opts.Predicate, progressNotify: opts.ProgressNotify, recordTimes: opts.RecordTimes,
 		result: make(chan watch.Event, resultBuffer),
 	}
 	// The initial events end with a bookmark only for a client that takes
@@ -200,7 +202,13 @@ func (w *watcher) stream(rev int64) {
 				w.sendError(err)
 				return
 			}
-			if ok && !w.send(ev) {
+			if !ok {
+				continue
+			}
+			if w.recordTimes {
+				ev.Object = &storage.TimedObject{Object: ev.Object, Decoded: time.Now()}
+			}
+			if !w.send(ev) {
 				return
 			}
 		}

@@ -31,7 +31,6 @@ var notCapstan = map[string]string{
 	"disabled_metrics_total":                               "component-base's count of its own registry",
 	"hidden_metrics_total":                                 "component-base's count of its own registry",
 	"apiserver_request_timestamp_comparison_time":          "kube times a comparison that reverts the new managed-fields time of a write that changed nothing; capstan's managed fields keep a manager's time while its fields stay, so there is no comparison to time (TestNoOpWritesKeepResourceVersion)",
-	"apiserver_watch_events_dispatch_duration_seconds":     "per-stage watch dispatch latencies are not built",
 }
 
 // skippedFamily tells whether notCapstan names the family: a key that
