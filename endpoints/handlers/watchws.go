@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/util/httpstream/wsstream"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/capstan-io/capstan/metrics"
 )
 
 // streamEventsWebSocket serves a watch to a WebSocket client (a browser),
@@ -49,6 +51,9 @@ func (s *Scope) streamEventsWebSocket(ctx context.Context, w http.ResponseWriter
 				}
 				if err := sendMessage(ws, buf.Bytes()[skip:], out.info.EncodesAsText); err != nil {
 					return
+				}
+				if initialEventsEnd(ev) {
+					metrics.WatchListSent(r.Context())
 				}
 			}
 		}

@@ -3,9 +3,11 @@ package e2e
 import (
 	"github.com/capstan-io/capstan/test/e2e/e2eutil"
 
+	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -148,4 +150,56 @@ func insecureTLS(t *testing.T, e *e2eutil.Env) *tls.Config {
 		t.Fatal(err)
 	}
 	return &tls.Config{RootCAs: cfg.RootCAs, ServerName: cfg.ServerName}
+}
+
+// TestWatchListWebSocketTimed: a WatchList over a WebSocket ends its
+// initial events with the annotated bookmark, and its latency is recorded
+// in apiserver_watch_list_duration_seconds as over HTTP.
+func TestWatchListWebSocketTimed(t *testing.T) {
+	e := e2eutil.Start(t)
+	ns := e.Namespace(t)
+	// Pod templates: a resource no loop of the server watches, so that
+	// only this watch moves the count.
+	count := func() float64 {
+		body, err := e.Clientset.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(e2eutil.Ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n float64
+		for _, line := range strings.Split(string(body), "\n") {
+			if strings.HasPrefix(line, "apiserver_watch_list_duration_seconds_count{") && strings.Contains(line, `resource="podtemplates"`) {
+				var v float64
+				if _, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &v); err == nil {
+					n += v
+				}
+			}
+		}
+		return n
+	}
+	before := count()
+	ws, err := dialWatch(t, e, "/api/v1/namespaces/"+ns+"/podtemplates?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	_ = ws.SetReadDeadline(time.Now().Add(time.Minute))
+	for {
+		var text string
+		if err := websocket.Message.Receive(ws, &text); err != nil {
+			t.Fatalf("no end of the initial events: %v", err)
+		}
+		var ev struct {
+			Type   string
+			Object metav1.PartialObjectMetadata
+		}
+		if err := json.Unmarshal([]byte(text), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == "BOOKMARK" && ev.Object.Annotations[metav1.InitialEventsAnnotationKey] == "true" {
+			break
+		}
+	}
+	e2eutil.Eventually(t, 30*time.Second, "the WatchList's latency recorded", func(context.Context) (bool, error) {
+		return count() > before, nil
+	})
 }
