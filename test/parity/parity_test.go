@@ -65,7 +65,7 @@ func TestParity(t *testing.T) {
 	}
 	var unexplained, known int
 	for _, group := range byFlags(seqs) {
-		flags := group[0].Flags
+		flags := expandFlags(t, group[0].Flags)
 		if os.Getenv("PARITY_RECORD") == "1" {
 			record(t, kubeTarget(t, flags), group)
 		}
@@ -101,6 +101,21 @@ func TestParity(t *testing.T) {
 		s.Stop(t)
 	}
 	t.Logf("%d sequences: %d unexplained differences, %d explained", len(seqs), unexplained, known)
+}
+
+// expandFlags puts the absolute path of testdata in place of {testdata}:
+// flags may name configuration files (an AdmissionConfiguration) that
+// both servers read.
+func expandFlags(t *testing.T, flags []string) []string {
+	dir, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(flags))
+	for i, f := range flags {
+		out[i] = strings.ReplaceAll(f, "{testdata}", dir)
+	}
+	return out
 }
 
 // byFlags groups the sequences by their server flags, in first-seen order.
