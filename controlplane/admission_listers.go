@@ -14,12 +14,16 @@ import (
 )
 
 // podSecurityPlugin is the PodSecurity plugin's factory: namespaces and
-// pods are read from the watch caches.
+// pods are read from the watch caches. The pods a namespace's new enforce
+// level is checked against are a consistent list (the cache waits until
+// it has every pod written before): kube reads an informer, which may
+// miss a pod made just before, and its warnings then count one pod fewer.
+// A label change is rare; the wait is one revision read from etcd.
 func podSecurityPlugin(d admissionDeps) plugins.Factory {
 	namespaces := namespaceGetter(d.store("", "namespaces"))
 	pods := d.store("", "pods")
 	list := func(ctx context.Context, namespace string) ([]corev1.Pod, error) {
-		obj, err := pods.List(request.WithNamespace(ctx, namespace), &rest.ListOptions{ResourceVersion: "0"})
+		obj, err := pods.List(request.WithNamespace(ctx, namespace), &rest.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
