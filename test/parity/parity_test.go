@@ -103,21 +103,6 @@ func TestParity(t *testing.T) {
 	t.Logf("%d sequences: %d unexplained differences, %d explained", len(seqs), unexplained, known)
 }
 
-// expandFlags puts the absolute path of testdata in place of {testdata}:
-// flags may name configuration files (an AdmissionConfiguration) that
-// both servers read.
-func expandFlags(t *testing.T, flags []string) []string {
-	dir, err := filepath.Abs("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]string, len(flags))
-	for i, f := range flags {
-		out[i] = strings.ReplaceAll(f, "{testdata}", dir)
-	}
-	return out
-}
-
 // byFlags groups the sequences by their server flags, in first-seen order.
 func byFlags(seqs []Sequence) [][]Sequence {
 	var groups [][]Sequence
