@@ -56,7 +56,10 @@ func (s *Server) start(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.ts, s.Kubeconfig, s.URL, s.Config = ts, ts.KubeconfigFile, ts.URL, ts.Config
+	s.ts, s.Kubeconfig, s.URL, s.Config = ts, ts.KubeconfigFile, ts.URL, ts.RESTConfig()
+	// No client-side throttling: client-go's default 5 requests a second
+	// would pace the tests' polls and fills, not the server.
+	s.Config.QPS, s.Config.Burst = -1, 0
 }
 
 // Client returns a clientset for the admin.
