@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -21,8 +20,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/client-go/util/keyutil"
 
 	"github.com/capstan-io/capstan/authn"
@@ -64,17 +61,7 @@ func newTokenWebhook(t *testing.T) *tokenWebhook {
 }
 
 func (w *tokenWebhook) kubeconfig(t *testing.T) string {
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["hook"] = &clientcmdapi.Cluster{Server: w.URL + "/authenticate",
-		CertificateAuthorityData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: w.Certificate().Raw})}
-	cfg.AuthInfos["hook"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["hook"] = &clientcmdapi.Context{Cluster: "hook", AuthInfo: "hook"}
-	cfg.CurrentContext = "hook"
-	file := filepath.Join(t.TempDir(), "webhook.kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, file); err != nil {
-		t.Fatal(err)
-	}
-	return file
+	return testkit.WebhookKubeconfig(t, t.TempDir(), "webhook.kubeconfig", w.URL+"/authenticate", testkit.CertificatePEM(w.Server))
 }
 
 // TestTokenAuthenticators: bootstrap tokens, secret-based service account

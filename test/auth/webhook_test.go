@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,8 +18,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/capstan-io/capstan/app"
 	"github.com/capstan-io/capstan/internal/testkit"
@@ -83,17 +80,7 @@ func (s *sarServer) count(user string) int {
 // kubeconfig writes a kubeconfig that reaches the server.
 func (s *sarServer) kubeconfig(t *testing.T) string {
 	t.Helper()
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["hook"] = &clientcmdapi.Cluster{Server: s.URL, CertificateAuthorityData: ca}
-	cfg.AuthInfos["hook"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["hook"] = &clientcmdapi.Context{Cluster: "hook", AuthInfo: "hook"}
-	cfg.CurrentContext = "hook"
-	path := filepath.Join(t.TempDir(), "webhook.kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testkit.WebhookKubeconfig(t, t.TempDir(), "webhook.kubeconfig", s.URL, testkit.CertificatePEM(s.Server))
 }
 
 // TestWebhookAuthorizer: --authorization-mode=Webhook,RBAC asks the

@@ -2,7 +2,6 @@ package parity
 
 import (
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	imagepolicyv1alpha1 "k8s.io/api/imagepolicy/v1alpha1"
+
+	"github.com/capstan-io/capstan/internal/testkit"
 )
 
 // Backends are the servers some sequences' plugins call, run by the test
@@ -47,21 +48,11 @@ func imagePolicyDir(t *testing.T) string {
 	t.Helper()
 	backend := httptest.NewTLSServer(http.HandlerFunc(imagePolicyBackend))
 	t.Cleanup(backend.Close)
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: backend.Certificate().Raw})
-	kubeconfig, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Config",
-		"clusters":        []any{map[string]any{"name": "backend", "cluster": map[string]any{"server": backend.URL, "certificate-authority-data": ca}}},
-		"users":           []any{map[string]any{"name": "apiserver", "user": map[string]any{}}},
-		"contexts":        []any{map[string]any{"name": "webhook", "context": map[string]any{"cluster": "backend", "user": "apiserver"}}},
-		"current-context": "webhook"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
+	kubeconfig := testkit.WebhookKubeconfig(t, dir, "backend.kubeconfig", backend.URL, testkit.CertificatePEM(backend))
 	files := map[string]string{
-		"backend.kubeconfig": string(kubeconfig),
-		"imagepolicy.yaml": fmt.Sprintf("imagePolicy:\n  kubeConfigFile: %s\n  allowTTL: 1\n  denyTTL: 1\n  retryBackoff: 500\n  defaultAllow: false\n",
-			filepath.Join(dir, "backend.kubeconfig")),
-		"admission.yaml": "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ImagePolicyWebhook\n  path: imagepolicy.yaml\n",
+		"imagepolicy.yaml": fmt.Sprintf("imagePolicy:\n  kubeConfigFile: %s\n  allowTTL: 1\n  denyTTL: 1\n  retryBackoff: 500\n  defaultAllow: false\n", kubeconfig),
+		"admission.yaml":   "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ImagePolicyWebhook\n  path: imagepolicy.yaml\n",
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {

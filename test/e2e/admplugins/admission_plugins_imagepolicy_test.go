@@ -1,10 +1,10 @@
 package admplugins
 
 import (
+	"github.com/capstan-io/capstan/internal/testkit"
 	"github.com/capstan-io/capstan/test/e2e/e2eutil"
 
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"net"
 	"net/http"
@@ -18,22 +18,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// imagePolicyKubeconfig is a kubeconfig naming server with ca.
-func imagePolicyKubeconfig(server string, ca []byte) string {
-	data, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Config",
-		"clusters":        []any{map[string]any{"name": "backend", "cluster": map[string]any{"server": server, "certificate-authority-data": ca}}},
-		"users":           []any{map[string]any{"name": "apiserver", "user": map[string]any{}}},
-		"contexts":        []any{map[string]any{"name": "webhook", "context": map[string]any{"cluster": "backend", "user": "apiserver"}}},
-		"current-context": "webhook"})
-	return string(data)
-}
-
 // imagePolicyServer starts capstan with ImagePolicyWebhook asking server.
 func imagePolicyServer(t *testing.T, server string, ca []byte, defaultAllow bool) *e2eutil.Env {
 	t.Helper()
 	dir := t.TempDir()
-	kubeconfig := filepath.Join(dir, "backend.kubeconfig")
-	e2eutil.WriteFile(t, kubeconfig, []byte(imagePolicyKubeconfig(server, ca)))
+	kubeconfig := testkit.WebhookKubeconfig(t, dir, "backend.kubeconfig", server, ca)
 	e2eutil.WriteFile(t, filepath.Join(dir, "imagepolicy.yaml"), fmt.Appendf(nil,
 		"imagePolicy:\n  kubeConfigFile: %s\n  allowTTL: 50\n  denyTTL: 50\n  retryBackoff: 1\n  defaultAllow: %t\n", kubeconfig, defaultAllow))
 	cfg := filepath.Join(dir, "admission.yaml")
@@ -66,7 +55,7 @@ func TestImagePolicyWebhook(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(review)
 	}))
 	defer backend.Close()
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: backend.Certificate().Raw})
+	ca := testkit.CertificatePEM(backend)
 
 	e := imagePolicyServer(t, backend.URL, ca, false)
 	ns := e.Namespace(t)
